@@ -1,0 +1,60 @@
+/**
+ * The coded error catalogue. A handler throws `AppError`s; the HTTP layer maps each to one
+ * RFC 9457 problem body. Every code has exactly one status.
+ */
+export const errorCatalogue = {
+  validation_failed: { status: 400, title: 'Request validation failed' },
+  malformed_json: { status: 400, title: 'Malformed JSON body' },
+  bad_request: { status: 400, title: 'Bad request' },
+  unauthorized: { status: 401, title: 'Authentication required' },
+  missing_scope: { status: 403, title: 'Missing scope' },
+  forbidden: { status: 403, title: 'Access denied' },
+  not_found: { status: 404, title: 'Not found' },
+  route_not_found: { status: 404, title: 'Route not found' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  conflict: { status: 409, title: 'Conflict' },
+  email_taken: { status: 409, title: 'Email already registered' },
+  column_key_taken: { status: 409, title: 'Column key already used in this table' },
+  column_in_use: { status: 409, title: 'Column is referenced by other columns' },
+  sync_in_progress: { status: 409, title: 'A full sync is already running' },
+  precondition_failed: { status: 412, title: 'Precondition failed' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal: { status: 500, title: 'Internal server error' },
+  upstream_failed: { status: 502, title: 'Upstream failed' },
+  unavailable: { status: 503, title: 'Service unavailable' },
+  timeout: { status: 504, title: 'Timed out' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof errorCatalogue;
+
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly title: string;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; [key: string]: unknown } = {},
+  ) {
+    super(detail);
+    this.status = errorCatalogue[code].status;
+    this.title = errorCatalogue[code].title;
+  }
+}
+
+/** zod-style issue paths (["config", "runCondition", "children", 1, "value2"]) as `config.runCondition.children[1].value2`. */
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}

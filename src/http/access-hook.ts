@@ -1,0 +1,47 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Authenticator, Principal } from '../auth/scopes.ts';
+import { AppError } from '../errors.ts';
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/** The raw key of a request, from `Authorization: Bearer` or `X-API-Key`. */
+export function presentedKey(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization;
+  if (header) return BEARER.exec(header)?.[1] ?? '';
+  const apiKey = request.headers['x-api-key'];
+  return typeof apiKey === 'string' ? apiKey.trim() : undefined;
+}
+
+const unauthorized = (detail: string) =>
+  new AppError('unauthorized', detail, { headers: { 'WWW-Authenticate': 'Bearer realm="api"' } });
+
+/** The principal of an authenticated route; only call from routes that are not public. */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new Error('principalOf called on a route without authentication');
+  return request.principal;
+}
+
+/**
+ * One hook enforces every route's declared access. Registration fails for a route that declares
+ * none, so a forgotten scope cannot ship.
+ */
+export function installAccessControl(app: FastifyInstance, authenticate: Authenticator | undefined): void {
+  app.addHook('onRoute', (route) => {
+    const access = (route.config as { access?: string } | undefined)?.access;
+    if (!access)
+      throw new Error(`Route ${route.method} ${route.url} declares no access (a scope or 'public')`);
+  });
+  app.addHook('preHandler', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined || access === 'public') return;
+    const raw = presentedKey(request);
+    if (raw === undefined)
+      throw unauthorized('Send an API key as "Authorization: Bearer <key>" or "X-API-Key".');
+    const principal = raw && authenticate ? await authenticate(raw) : undefined;
+    if (!principal) throw unauthorized('The API key is malformed, unknown or revoked.');
+    request.principal = principal;
+    if (access !== 'authenticated' && !principal.scopes.has(access)) {
+      throw new AppError('missing_scope', `This operation requires the scope ${access}.`, { scope: access });
+    }
+  });
+}

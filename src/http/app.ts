@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import type { Authenticator } from '../auth/scopes.ts';
+import type { Config } from '../config.ts';
+import type { Pool } from '../db/pool.ts';
+import type { EventStore } from '../event-store/port.ts';
+import type { Projections } from '../projection/projections.ts';
+import { installAccessControl } from './access-hook.ts';
+import { registerHealthRoutes } from './health.ts';
+import { errorHandler, problemOf, sendProblem } from './problem.ts';
+
+/** Everything a route may depend on; tests build it with their own pieces. */
+export interface AppDeps {
+  config: Config;
+  store: EventStore;
+  pool: Pool;
+  projections: Projections;
+  logger: Logger;
+  clock: () => Date;
+  authenticate?: Authenticator;
+}
+
+const typed = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();
+export type ZodApp = ReturnType<typeof typed>;
+
+/** A feature's routes: registered with the app and its dependencies. */
+export type RouteModule = (app: ZodApp, deps: AppDeps) => void | Promise<void>;
+
+const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+
+export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): Promise<ZodApp> {
+  const app = typed(
+    Fastify({
+      loggerInstance: deps.logger as FastifyBaseLogger,
+      disableRequestLogging: true,
+      bodyLimit: 1024 * 1024,
+      trustProxy: true,
+      requestIdHeader: false,
+      genReqId: (req) => {
+        const given = req.headers['x-request-id'];
+        return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+      },
+    }),
+  );
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      problemOf('route_not_found', `No route for ${request.method} ${request.url.split('?')[0]}`, request.id),
+    ),
+  );
+
+  // One log line per request, with its id; headers are not logged at all.
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url.split('?')[0],
+        route: request.routeOptions.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+      },
+      'request',
+    );
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'stk service', description: 'Content sync and the developer API', version: '0.1.0' },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'stk_{key_id}.{secret}' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  app.addHook('onRoute', (route) => {
+    // The documentation UI's own asset routes come from the plugin; they are public by nature.
+    if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), access: 'public' };
+  });
+  installAccessControl(app, deps.authenticate);
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>
+    app.swagger(),
+  );
+  registerHealthRoutes(app, deps);
+  for (const register of routes) await register(app, deps);
+  return app;
+}

@@ -1,0 +1,93 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { AppError, type ErrorCode, errorCatalogue, type FieldError, formatPath } from '../errors.ts';
+
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: string;
+  requestId: string;
+  errors?: FieldError[];
+  [key: string]: unknown;
+}
+
+export function problemOf(
+  code: ErrorCode,
+  detail: string,
+  requestId: string,
+  extra: Record<string, unknown> = {},
+) {
+  const { status, title } = errorCatalogue[code];
+  return { type: `about:blank#${code}`, title, status, detail, code, requestId, ...extra } as Problem;
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem, headers: Record<string, string> = {}) {
+  return reply.code(problem.status).headers(headers).type('application/problem+json').send(problem);
+}
+
+/** Input validation issues, wherever they came from (body, query, params, headers), naming each path. */
+function validationErrors(error: FastifyError): FieldError[] {
+  const where = error.validationContext ?? 'body';
+  const prefix = where === 'body' ? '' : `${where}.`;
+  return (error.validation ?? []).map((issue) => {
+    const zodPath = (issue as { params?: { issue?: { path?: PropertyKey[] } } }).params?.issue?.path;
+    const path = zodPath
+      ? formatPath(zodPath)
+      : String(issue.instancePath ?? '')
+          .replace(/^\//, '')
+          .replace(/\/(\d+)/g, '[$1]')
+          .replace(/\//g, '.');
+    return { path: `${prefix}${path}` || where, message: issue.message ?? 'invalid' };
+  });
+}
+
+/** The one place any error becomes a problem+json answer; nothing leaks a stack trace. */
+export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const id = request.id;
+  if (error instanceof AppError) {
+    const { errors, headers, ...rest } = error.extra;
+    return sendProblem(
+      reply,
+      problemOf(error.code, error.detail, id, { ...rest, ...(errors ? { errors } : {}) }),
+      headers,
+    );
+  }
+  if (hasZodFastifySchemaValidationErrors(error) || error.validation) {
+    const errors = validationErrors(error);
+    const detail = `Invalid ${error.validationContext ?? 'request'}: ${errors.map((e) => e.path).join(', ')}`;
+    return sendProblem(reply, problemOf('validation_failed', detail, id, { errors }));
+  }
+  if (isResponseSerializationError(error)) {
+    request.log.error({ err: error }, 'response did not match its schema');
+    return sendProblem(reply, problemOf('internal', 'The server produced an invalid response.', id));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return sendProblem(reply, problemOf('malformed_json', 'The request body is not valid JSON.', id));
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return sendProblem(
+        reply,
+        problemOf('payload_too_large', 'The request body is larger than allowed.', id),
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return sendProblem(
+        reply,
+        problemOf('unsupported_media_type', 'Send the body as application/json.', id),
+      );
+  }
+  if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {
+    return sendProblem(reply, problemOf('malformed_json', 'The request body is not valid JSON.', id));
+  }
+  const status = error.statusCode ?? 500;
+  if (status === 429) {
+    return sendProblem(reply, problemOf('rate_limited', 'Too many requests; retry later.', id));
+  }
+  if (status >= 400 && status < 500) {
+    return sendProblem(reply, problemOf('bad_request', error.message, id));
+  }
+  request.log.error({ err: error }, 'unhandled error');
+  return sendProblem(reply, problemOf('internal', 'An unexpected error occurred.', id));
+}

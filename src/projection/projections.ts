@@ -1,0 +1,74 @@
+import type { Pool } from '../db/pool.ts';
+import type { EventStore, Position } from '../event-store/port.ts';
+import { comparePositions } from '../event-store/port.ts';
+import { checkpoints } from './checkpoints.ts';
+import { ProjectionRunner, type RunnerOptions } from './runner.ts';
+import type { Projection, ProjectionStatus } from './types.ts';
+
+const LAG_SCAN_LIMIT = 10_000;
+
+/** Every projection of the service, each with its own runner. */
+export class Projections {
+  readonly runners = new Map<string, ProjectionRunner>();
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly pool: Pool,
+    projections: readonly Projection[],
+    options: RunnerOptions = {},
+  ) {
+    for (const p of projections) this.runners.set(p.name, new ProjectionRunner(p, store, pool, options));
+  }
+
+  async start(): Promise<void> {
+    await Promise.all([...this.runners.values()].map((r) => r.start()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.runners.values()].map((r) => r.stop()));
+  }
+
+  runner(name: string): ProjectionRunner {
+    const runner = this.runners.get(name);
+    if (!runner) throw new Error(`unknown projection ${name}`);
+    return runner;
+  }
+
+  /** Read-your-writes: resolves once the named projections (default: all) have passed `position`. */
+  async waitFor(position: Position, names?: readonly string[], timeoutMs = 5000): Promise<void> {
+    const runners = names ? names.map((n) => this.runner(n)) : [...this.runners.values()];
+    await Promise.all(runners.map((r) => r.waitFor(position, timeoutMs)));
+  }
+
+  anyFailed(): boolean {
+    return [...this.runners.values()].some((r) => r.currentState === 'failed');
+  }
+
+  async status(): Promise<ProjectionStatus[]> {
+    const head = await this.store.head();
+    const rows = new Map((await checkpoints.all(this.pool)).map((r) => [r.name, r]));
+    return Promise.all(
+      [...this.runners.values()].map(async (runner) => {
+        const row = rows.get(runner.projection.name);
+        const position = row?.position ?? runner.position;
+        const behind =
+          comparePositions(position, head) < 0
+            ? await this.store.readAll({ from: position, limit: LAG_SCAN_LIMIT })
+            : [];
+        const oldest = behind[0];
+        return {
+          name: runner.projection.name,
+          version: runner.projection.version,
+          state: row?.state === 'failed' ? 'failed' : runner.currentState,
+          checkpoint: { commit: String(position.commit), prepare: String(position.prepare) },
+          head: { commit: String(head.commit), prepare: String(head.prepare) },
+          lagEvents: behind.length,
+          lagSeconds: oldest ? Math.max(0, (Date.now() - oldest.recordedAt.getTime()) / 1000) : 0,
+          eventsApplied: row?.eventsApplied ?? 0,
+          lastError: row?.lastError ?? null,
+          failedEventId: row?.failedEventId ?? null,
+        } satisfies ProjectionStatus;
+      }),
+    );
+  }
+}

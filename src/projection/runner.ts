@@ -1,0 +1,262 @@
+import pg from 'pg';
+import {
+  BehaviorSubject,
+  bufferTime,
+  concatMap,
+  filter,
+  firstValueFrom,
+  type Subscription,
+  timeout,
+} from 'rxjs';
+import type { Pool, PoolClient } from '../db/pool.ts';
+import { inTransaction } from '../db/pool.ts';
+import type { EventStore, Position, RecordedEvent } from '../event-store/port.ts';
+import { comparePositions, START } from '../event-store/port.ts';
+import { checkpoints } from './checkpoints.ts';
+import type { Projection, ProjectionState } from './types.ts';
+
+export interface RunnerOptions {
+  /** Events per transaction at most. */
+  batchSize?: number;
+  /** How long the live tail gathers events into one batch. */
+  batchMs?: number;
+  /** How often a runner without the lock tries to take it over. */
+  standbyRetryMs?: number;
+  onError?: (error: unknown, context: string) => void;
+}
+
+/** Thrown inside a batch when another runner moved the checkpoint first: nothing of ours is committed. */
+class CheckpointMoved extends Error {}
+
+/** Live tail events buffered beyond this drop the runner back to paging (the log outran the tables). */
+const MAX_LIVE_BACKLOG = 10_000;
+
+/**
+ * Keeps one projection's tables up to date with the log: pages through history, then follows live.
+ * Each batch and the checkpoint it reaches commit together, so a crash loses nothing and applies
+ * nothing twice. Across processes only the holder of the projection's advisory lock runs; the others
+ * wait on standby.
+ */
+export class ProjectionRunner {
+  private readonly position$ = new BehaviorSubject<Position>(START);
+  private state: ProjectionState = 'starting';
+  private lockClient?: pg.Client;
+  private live?: Subscription;
+  private stopped = false;
+  private wakeStandby?: () => void;
+  private done?: Promise<void>;
+  private inflight: Promise<unknown> = Promise.resolve();
+  private readonly batchSize: number;
+  private readonly batchMs: number;
+  private readonly standbyRetryMs: number;
+
+  constructor(
+    readonly projection: Projection,
+    private readonly store: EventStore,
+    private readonly pool: Pool,
+    private readonly options: RunnerOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 500;
+    this.batchMs = options.batchMs ?? 10;
+    this.standbyRetryMs = options.standbyRetryMs ?? 1000;
+  }
+
+  get currentState(): ProjectionState {
+    return this.state;
+  }
+
+  get position(): Position {
+    return this.position$.value;
+  }
+
+  private isFailed(): boolean {
+    return this.state === 'failed';
+  }
+
+  /** Starts in the background; resolves once the runner either holds the lock or went on standby. */
+  async start(): Promise<void> {
+    await this.ensureTables();
+    const row = await checkpoints.ensure(this.pool, this.projection.name, this.projection.version);
+    this.position$.next(row.position);
+    if (row.state === 'failed') {
+      this.state = 'failed';
+      return;
+    }
+    const acquired = await this.tryLock();
+    this.done = this.run(acquired).catch((error) => this.options.onError?.(error, this.projection.name));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.live?.unsubscribe();
+    this.wakeStandby?.();
+    await this.done;
+    await this.inflight;
+    await this.lockClient?.end().catch(() => {});
+    this.lockClient = undefined;
+    if (this.state !== 'failed') this.state = 'stopped';
+  }
+
+  /** Resolves once this projection has applied everything up to `position` (read-your-writes). */
+  async waitFor(position: Position, timeoutMs = 5000): Promise<void> {
+    if (comparePositions(this.position$.value, position) >= 0) return;
+    if (this.lockClient) {
+      await firstValueFrom(
+        this.position$.pipe(
+          filter((p) => comparePositions(p, position) >= 0),
+          timeout({ first: timeoutMs }),
+        ),
+      );
+      return;
+    }
+    // Another process runs this projection: watch its checkpoint in the database.
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const row = await checkpoints.get(this.pool, this.projection.name);
+      if (row && comparePositions(row.position, position) >= 0) return;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    throw new Error(`projection ${this.projection.name} did not reach the position in ${timeoutMs} ms`);
+  }
+
+  private async ensureTables(): Promise<void> {
+    await inTransaction(this.pool, async (tx) => {
+      // Two processes starting at once must not both create the same table.
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
+        `projection-ddl:${this.projection.name}`,
+      ]);
+      for (const [logical, ddl] of Object.entries(this.projection.tables)) {
+        const { rows } = await tx.query('SELECT to_regclass($1) AS t', [logical]);
+        if (rows[0].t === null) for (const statement of ddl(logical)) await tx.query(statement);
+      }
+    });
+  }
+
+  private async tryLock(): Promise<boolean> {
+    const client = new pg.Client(this.pool.options);
+    client.on('error', () => {});
+    await client.connect();
+    const { rows } = await client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
+      `projection:${this.projection.name}`,
+    ]);
+    if (rows[0].ok) {
+      this.lockClient = client;
+      return true;
+    }
+    await client.end();
+    return false;
+  }
+
+  private async run(acquired: boolean): Promise<void> {
+    let holding = acquired;
+    while (!holding && !this.stopped) {
+      this.state = 'standby';
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, this.standbyRetryMs);
+        this.wakeStandby = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      if (!this.stopped) holding = await this.tryLock();
+    }
+    while (!this.stopped && !this.isFailed()) {
+      const row = await checkpoints.get(this.pool, this.projection.name);
+      if (row) this.position$.next(row.position);
+      this.state = 'catching_up';
+      await this.catchUp();
+      if (this.stopped || this.isFailed()) return;
+      this.state = 'running';
+      await this.followLive();
+    }
+  }
+
+  /** Pages through the log until a page comes back short: history is applied, go live. */
+  private async catchUp(): Promise<void> {
+    while (!this.stopped) {
+      const page = await this.store.readAll({ from: this.position$.value, limit: this.batchSize });
+      if (page.length === 0) return;
+      if (!(await this.applyBatch(page))) return;
+      if (page.length < this.batchSize) return;
+    }
+  }
+
+  /** Follows the live tail in short batches; returns to paging when the tail outruns the tables. */
+  private followLive(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let backlog = 0;
+      const finish = () => {
+        this.live?.unsubscribe();
+        this.live = undefined;
+        resolve();
+      };
+      this.live = this.store
+        .subscribeAll(this.position$.value)
+        .pipe(
+          bufferTime(this.batchMs, null, this.batchSize),
+          filter((batch) => batch.length > 0),
+          concatMap(async (batch) => {
+            backlog += batch.length;
+            if (backlog > MAX_LIVE_BACKLOG || !(await this.applyBatch(batch))) finish();
+            backlog -= batch.length;
+          }),
+        )
+        .subscribe({
+          error: (e) => {
+            this.options.onError?.(e, this.projection.name);
+            finish();
+          },
+        });
+      this.live.add(() => resolve());
+    });
+  }
+
+  /** Applies one batch with its checkpoint; false when the runner must stop or re-read its checkpoint. */
+  private async applyBatch(batch: readonly RecordedEvent[]): Promise<boolean> {
+    const from = this.position$.value;
+    const fresh = batch.filter((e) => comparePositions(e.position, from) > 0);
+    if (fresh.length === 0) return true;
+    try {
+      this.inflight = this.commit(from, fresh);
+      await this.inflight;
+      return true;
+    } catch (error) {
+      if (error instanceof CheckpointMoved) return false;
+      return this.isolatePoison(fresh, error);
+    }
+  }
+
+  private async commit(from: Position, events: readonly RecordedEvent[]): Promise<void> {
+    const handled = events.filter((e) => this.projection.handles.includes(e.type));
+    const last = events[events.length - 1]!.position;
+    await inTransaction(this.pool, async (tx) => {
+      await this.guardCheckpoint(tx, from);
+      if (handled.length > 0) await this.projection.apply(handled, { tx, table: (t) => t });
+      await checkpoints.advance(tx, this.projection.name, last, handled.length);
+    });
+    this.position$.next(last);
+  }
+
+  /** Never apply on top of a checkpoint someone else moved (a rebuild's swap, a second runner). */
+  private async guardCheckpoint(tx: PoolClient, expected: Position): Promise<void> {
+    const row = await checkpoints.get(tx, this.projection.name, true);
+    if (!row || comparePositions(row.position, expected) !== 0) throw new CheckpointMoved();
+  }
+
+  /** Re-applies the failed batch one event at a time to find the event that throws, and stops there. */
+  private async isolatePoison(events: readonly RecordedEvent[], batchError: unknown): Promise<boolean> {
+    for (const event of events) {
+      try {
+        await this.commit(this.position$.value, [event]);
+      } catch (error) {
+        if (error instanceof CheckpointMoved) return false;
+        const message = error instanceof Error ? error.message : String(error ?? batchError);
+        this.state = 'failed';
+        await checkpoints.setState(this.pool, this.projection.name, 'failed', { message, eventId: event.id });
+        this.options.onError?.(error, `${this.projection.name}: poison event ${event.id}`);
+        return false;
+      }
+    }
+    return true;
+  }
+}

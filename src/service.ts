@@ -1,0 +1,79 @@
+import type { Logger } from 'pino';
+import type { Authenticator } from './auth/scopes.ts';
+import type { Config } from './config.ts';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
+import { migrate } from './db/migrate.ts';
+import { createPool, type Pool } from './db/pool.ts';
+import { openEventStore } from './event-store/open.ts';
+import type { EventStore } from './event-store/port.ts';
+import { type AppDeps, buildApp, type RouteModule, type ZodApp } from './http/app.ts';
+import { Projections } from './projection/projections.ts';
+import type { Projection } from './projection/types.ts';
+
+export interface Service {
+  app: ZodApp;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+export interface ServiceParts {
+  projections: readonly Projection[];
+  routes: readonly RouteModule[];
+  authenticator?: (pool: Pool) => Authenticator;
+}
+
+/** The database: DATABASE_URL, or an embedded PostgreSQL under DATA_DIR (reused across starts). */
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL };
+  const embedded = await startEmbeddedPostgres(config.DATA_DIR, {
+    log: (line) => logger.debug({ postgres: line.trim() }, 'embedded postgres'),
+  });
+  logger.info({ dataDir: config.DATA_DIR }, 'embedded PostgreSQL started');
+  return { url: embedded.url, embedded };
+}
+
+/**
+ * Wires the whole service: database and migrations, event store, projections and the HTTP app.
+ * `close` undoes it in reverse order (the HTTP server first, the embedded database last).
+ */
+export async function startService(config: Config, logger: Logger, parts: ServiceParts): Promise<Service> {
+  const database = await openDatabase(config, logger);
+  const cleanups: (() => Promise<void>)[] = [async () => database.embedded?.stop()];
+  try {
+    await migrate(database.url);
+    const pool = createPool(database.url);
+    cleanups.unshift(() => pool.end());
+    const store: EventStore = await openEventStore(config, pool);
+    cleanups.unshift(() => store.close());
+    const projections = new Projections(store, pool, parts.projections, {
+      onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
+    });
+    await projections.start();
+    cleanups.unshift(() => projections.stop());
+    const deps: AppDeps = {
+      config,
+      store,
+      pool,
+      projections,
+      logger,
+      clock: () => new Date(),
+      authenticate: parts.authenticator?.(pool),
+    };
+    const app = await buildApp(deps, parts.routes);
+    cleanups.unshift(() => app.close());
+    return {
+      app,
+      deps,
+      close: async () => {
+        for (const cleanup of cleanups)
+          await cleanup().catch((error) => logger.error({ err: error }, 'shutdown step failed'));
+      },
+    };
+  } catch (error) {
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+    throw error;
+  }
+}
