@@ -1,0 +1,63 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cpus, totalmem } from 'node:os';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BENCHMARKS_FILE = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
+
+const HEADER = `# Benchmarks
+
+Measured by \`npm run bench\` (every benchmark) or \`npm run bench:<name>\` (one). Each benchmark owns one
+\`##\` section below and rewrites only that section, so the numbers of different benchmarks may come from
+different runs and machines: each section says when and where it was measured.
+`;
+
+/** A GitHub-flavoured markdown table; the first column is left-aligned, the others right-aligned. */
+export function markdownTable(headers: string[], rows: string[][]): string {
+  const escape = (cell: string) => cell.replace(/\|/g, '\\|');
+  const line = (cells: string[]) => `| ${cells.map(escape).join(' | ')} |`;
+  const align = headers.map((_, i) => (i === 0 ? ':---' : '---:'));
+  return [line(headers), line(align), ...rows.map(line)].join('\n');
+}
+
+/** The same table for a terminal: padded columns, no markdown escapes. */
+export function textTable(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [line(headers), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.map(line)].join('\n');
+}
+
+/** Cores, CPU model, memory and Node version: what a reader needs to weigh the numbers. */
+export function describeMachine(): string {
+  const cpu = cpus();
+  const model = cpu[0]?.model.trim() || 'unknown CPU';
+  const memory = Math.round(totalmem() / 2 ** 30);
+  return `${cpu.length} cores (${model}), ${memory} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}`;
+}
+
+/**
+ * Replaces the `## {name}` section of docs/benchmarks.md (everything up to the next `## ` heading)
+ * with `body`, or appends the section when it is not there yet. Other sections are left untouched,
+ * so every benchmark can own its own section. Creates the file with a short header if missing.
+ */
+export async function writeBenchmarkSection(name: string, body: string, file = BENCHMARKS_FILE): Promise<void> {
+  const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return HEADER;
+    throw error;
+  });
+  const section = `## ${name}\n\n${body.trim()}\n`;
+  const lines = existing.split('\n');
+  const start = lines.findIndex((l) => l.trim() === `## ${name}`);
+  let updated: string;
+  if (start === -1) {
+    updated = `${existing.trimEnd()}\n\n${section}`;
+  } else {
+    const next = lines.findIndex((l, i) => i > start && /^## /.test(l));
+    const before = lines.slice(0, start).join('\n').trimEnd();
+    const after = next === -1 ? '' : lines.slice(next).join('\n').trimEnd();
+    updated = [before, section.trimEnd(), after].filter((part) => part !== '').join('\n\n') + '\n';
+  }
+  await mkdir(dirname(file), { recursive: true });
+  await writeFile(file, updated.endsWith('\n') ? updated : `${updated}\n`);
+}

@@ -1,0 +1,49 @@
+import { Command, CommanderError } from 'commander';
+import { commandModules } from './commands/index.ts';
+import { CliError, UsageError } from './errors.ts';
+
+/**
+ * `stk`: the developer API from a terminal. It speaks only the HTTP contract (same keys, same
+ * scopes); `stk admin` is the operator's side and talks to the database directly.
+ */
+export function buildProgram(): Command {
+  const program = new Command('stk')
+    .description('Command-line client for the stk developer API')
+    .option(
+      '--base-url <url>',
+      'API base URL (default: STK_BASE_URL, the saved login, or http://127.0.0.1:3000)',
+    )
+    .option('--api-key <key>', 'API key (default: STK_API_KEY or the saved login)')
+    .option('--json', 'print JSON for scripts instead of tables')
+    .showHelpAfterError()
+    .exitOverride();
+  for (const register of commandModules) register(program);
+  return program;
+}
+
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit 0; anything else commander rejects is a usage error.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return 2;
+    }
+    if (error instanceof CliError) {
+      process.stderr.write(`error: ${error.message}\n`);
+      return 1;
+    }
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/bin/stk.js')) {
+  process.exitCode = await runCli(process.argv.slice(2));
+}
