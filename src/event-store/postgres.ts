@@ -58,10 +58,6 @@ export class PostgresEventStore implements EventStore {
     const prepared = events.map((e) => this.registry.prepare({ ...e, id: e.id ?? randomUUID() }));
     const ids = prepared.map((e) => e.id as string);
 
-    // A retried request re-sends the same ids: answer with what the first attempt wrote.
-    const earlier = await this.findAppended(stream, ids);
-    if (earlier) return earlier;
-
     let row: { ok: boolean; revision: string; last_tx: string | null; last_position: string | null };
     try {
       const result = await this.pool.query(
@@ -77,17 +73,21 @@ export class PostgresEventStore implements EventStore {
       );
       row = result.rows[0];
     } catch (error) {
-      // Two identical retries raced: the loser finds the winner's result.
+      // Under `any`/`exists` a retried request collides on its event ids: answer with the first result.
       if (
         (error as { code?: string }).code === UNIQUE_VIOLATION &&
         /event_id/.test(String((error as Error).message))
       ) {
-        const raced = await this.findAppended(stream, ids);
-        if (raced) return raced;
+        const earlier = await this.findAppended(stream, ids);
+        if (earlier) return earlier;
       }
       throw error;
     }
     if (!row.ok) {
+      // Under an exact expectation a retried request finds the stream moved on by itself: same answer.
+      // Looking the ids up only on failure keeps the common append at one round trip.
+      const earlier = await this.findAppended(stream, ids);
+      if (earlier) return earlier;
       const actual = BigInt(row.revision);
       throw new WrongExpectedRevisionError(stream, expected, actual < 0n ? 'no_stream' : actual);
     }
