@@ -29,6 +29,8 @@ export const configSchema = z.object({
     .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected a lower-case path segment such as "content"')
     .default('content'),
   CRON_SECRET: optionalString,
+  /** Per request to the content API; each of up to three attempts gets this long. */
+  CONTENT_API_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   SITE_URL: z.url({ error: 'expected an http(s) URL' }).default('http://localhost:3000'),
   METRICS_TOKEN: optionalString,
   BOOTSTRAP_RATE_LIMIT: z.coerce.number().int().positive().default(10),

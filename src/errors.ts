@@ -8,6 +8,7 @@ export const errorCatalogue = {
   bad_request: { status: 400, title: 'Bad request' },
   unauthorized: { status: 401, title: 'Authentication required' },
   missing_scope: { status: 403, title: 'Missing scope' },
+  scope_not_held: { status: 403, title: 'Cannot grant a scope the key does not hold' },
   forbidden: { status: 403, title: 'Access denied' },
   not_found: { status: 404, title: 'Not found' },
   route_not_found: { status: 404, title: 'Route not found' },

@@ -1,3 +1,4 @@
+import { createAuthenticator } from './auth/authenticator.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { createLogger } from './logger.ts';
 import { projections, routeModules } from './modules.ts';
@@ -15,7 +16,11 @@ try {
 }
 
 const logger = createLogger(config.LOG_LEVEL);
-const service = await startService(config, logger, { projections, routes: routeModules });
+const service = await startService(config, logger, {
+  projections,
+  routes: routeModules,
+  authenticator: createAuthenticator,
+});
 await service.app.listen({ port: config.PORT, host: config.HOST });
 
 let stopping = false;

@@ -4,13 +4,14 @@
  */
 export const BENCH_EVENT_TYPE = 'BenchEventAppended';
 
-export interface BenchEventData {
+// A type alias, not an interface: Emmett's Event wants data assignable to Record<string, unknown>.
+export type BenchEventData = {
   writer: number;
   seq: number;
   title: string;
   body: string;
   tags: string[];
-}
+};
 
 const BODY =
   'Columns of the research table were reordered and two units renamed after review; the change is ' +
@@ -23,7 +24,7 @@ export function benchEventData(writer: number, seq: number): BenchEventData {
     writer,
     seq,
     title: `Edit ${seq} by writer ${writer}`,
-    body: BODY + BODY.slice(0, 60),
+    body: BODY + BODY.slice(0, 120),
     tags: ['bench', `writer-${writer}`, `batch-${seq % 97}`],
   };
 }

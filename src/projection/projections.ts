@@ -4,27 +4,34 @@ import { comparePositions } from '../event-store/port.ts';
 import { checkpoints } from './checkpoints.ts';
 import { ProjectionRunner, type RunnerOptions } from './runner.ts';
 import type { Projection, ProjectionStatus } from './types.ts';
+import { VersionRebuilds } from './version-rebuilds.ts';
 
 const LAG_SCAN_LIMIT = 10_000;
 
 /** Every projection of the service, each with its own runner. */
 export class Projections {
   readonly runners = new Map<string, ProjectionRunner>();
+  /** Operations: rebuilds of projections whose code version is newer than their tables (see rebuild.ts). */
+  private versionRebuilds?: VersionRebuilds;
 
   constructor(
     private readonly store: EventStore,
     private readonly pool: Pool,
     projections: readonly Projection[],
-    options: RunnerOptions = {},
+    private readonly options: RunnerOptions = {},
   ) {
     for (const p of projections) this.runners.set(p.name, new ProjectionRunner(p, store, pool, options));
   }
 
   async start(): Promise<void> {
     await Promise.all([...this.runners.values()].map((r) => r.start()));
+    const all = [...this.runners.values()].map((r) => r.projection);
+    this.versionRebuilds = new VersionRebuilds(this.store, this.pool, all, { onError: this.options.onError });
+    this.versionRebuilds.start();
   }
 
   async stop(): Promise<void> {
+    await this.versionRebuilds?.stop();
     await Promise.all([...this.runners.values()].map((r) => r.stop()));
   }
 

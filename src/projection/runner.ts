@@ -12,7 +12,7 @@ import type { Pool, PoolClient } from '../db/pool.ts';
 import { inTransaction } from '../db/pool.ts';
 import type { EventStore, Position, RecordedEvent } from '../event-store/port.ts';
 import { comparePositions, START } from '../event-store/port.ts';
-import { checkpoints } from './checkpoints.ts';
+import { type CheckpointRow, checkpoints } from './checkpoints.ts';
 import type { Projection, ProjectionState } from './types.ts';
 
 export interface RunnerOptions {
@@ -22,6 +22,8 @@ export interface RunnerOptions {
   batchMs?: number;
   /** How often a runner without the lock tries to take it over. */
   standbyRetryMs?: number;
+  /** How often a failed or version-paused runner re-reads its checkpoint row (operations: retry, skip, swap). */
+  repairPollMs?: number;
   onError?: (error: unknown, context: string) => void;
 }
 
@@ -49,6 +51,7 @@ export class ProjectionRunner {
   private readonly batchSize: number;
   private readonly batchMs: number;
   private readonly standbyRetryMs: number;
+  private readonly repairPollMs: number;
 
   constructor(
     readonly projection: Projection,
@@ -59,6 +62,7 @@ export class ProjectionRunner {
     this.batchSize = options.batchSize ?? 500;
     this.batchMs = options.batchMs ?? 10;
     this.standbyRetryMs = options.standbyRetryMs ?? 1000;
+    this.repairPollMs = options.repairPollMs ?? 1000;
   }
 
   get currentState(): ProjectionState {
@@ -78,10 +82,8 @@ export class ProjectionRunner {
     await this.ensureTables();
     const row = await checkpoints.ensure(this.pool, this.projection.name, this.projection.version);
     this.position$.next(row.position);
-    if (row.state === 'failed') {
-      this.state = 'failed';
-      return;
-    }
+    // A failed projection still takes its lock: it waits there for an operator's retry or skip.
+    if (row.state === 'failed') this.state = 'failed';
     const acquired = await this.tryLock();
     this.done = this.run(acquired).catch((error) => this.options.onError?.(error, this.projection.name));
   }
@@ -160,15 +162,37 @@ export class ProjectionRunner {
       });
       if (!this.stopped) holding = await this.tryLock();
     }
-    while (!this.stopped && !this.isFailed()) {
+    while (!this.stopped) {
       const row = await checkpoints.get(this.pool, this.projection.name);
       if (row) this.position$.next(row.position);
+      if (row && (await this.holdWhileBlocked(row))) continue;
       this.state = 'catching_up';
       await this.catchUp();
-      if (this.stopped || this.isFailed()) return;
+      if (this.stopped) return;
+      if (this.isFailed()) continue;
       this.state = 'running';
       await this.followLive();
     }
+  }
+
+  /**
+   * Operations (docs/operations.md): a failed projection waits for an operator's retry or skip to clear
+   * its row; a row of an older version waits for its rebuild's swap (this code must not write to the
+   * old version's tables), a newer one is left to newer code. True while blocked, after one poll pause.
+   */
+  private async holdWhileBlocked(row: CheckpointRow): Promise<boolean> {
+    if (row.state === 'failed') this.state = 'failed';
+    else if (row.version < this.projection.version) this.state = 'rebuilding';
+    else if (row.version > this.projection.version) this.state = 'standby';
+    else return false;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, this.repairPollMs);
+      this.wakeStandby = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    return true;
   }
 
   /** Pages through the log until a page comes back short: history is applied, go live. */
@@ -217,8 +241,10 @@ export class ProjectionRunner {
     const fresh = batch.filter((e) => comparePositions(e.position, from) > 0);
     if (fresh.length === 0) return true;
     try {
-      this.inflight = this.commit(from, fresh);
-      await this.inflight;
+      const committing = this.commit(from, fresh);
+      // stop() waits for the batch under way, but its failure is handled here, not re-thrown there.
+      this.inflight = committing.catch(() => {});
+      await committing;
       return true;
     } catch (error) {
       if (error instanceof CheckpointMoved) return false;
@@ -251,8 +277,11 @@ export class ProjectionRunner {
       } catch (error) {
         if (error instanceof CheckpointMoved) return false;
         const message = error instanceof Error ? error.message : String(error ?? batchError);
+        // Recorded before it shows as failed here, so whoever sees the state also finds the event.
+        await checkpoints
+          .setState(this.pool, this.projection.name, 'failed', { message, eventId: event.id })
+          .catch((e) => this.options.onError?.(e, `${this.projection.name}: recording the failure`));
         this.state = 'failed';
-        await checkpoints.setState(this.pool, this.projection.name, 'failed', { message, eventId: event.id });
         this.options.onError?.(error, `${this.projection.name}: poison event ${event.id}`);
         return false;
       }

@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
+import { registerAccountCommands } from './account.ts';
+import { registerAdminCommands } from './admin.ts';
+import { registerKeyCommands } from './keys.ts';
 
 /** Each area of the CLI registers its subcommands on the program. */
 export type CommandModule = (program: Command) => void;
 
-export const commandModules: CommandModule[] = [];
+export const commandModules: CommandModule[] = [registerAccountCommands, registerKeyCommands, registerAdminCommands];

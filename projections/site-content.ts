@@ -1,0 +1,81 @@
+import type { ArticleSyncedData } from '../commands/sync-article.ts';
+import { effectiveUpdatedAt } from '../commands/sync-article.ts';
+import type { RecordedEvent } from '../src/event-store/port.ts';
+import type { Projection } from '../src/projection/types.ts';
+import { sanitizeArticleHtml } from '../src/site/sanitize.ts';
+
+/** The logical table the public pages read; queries import this name rather than spelling it. */
+export const SITE_CONTENT = 'site_content';
+export const SITE_CONTENT_PROJECTION = 'site_content';
+
+/**
+ * The website's own copy of its articles, one row per (kind, slug), upserted from ArticleSynced.
+ * The HTML is stored sanitized, so a page render never runs the sanitizer and upstream HTML is never
+ * served as it came. Rows are never deleted. Version 1; bump it when the sanitizer's rules change.
+ */
+export const siteContentProjection: Projection = {
+  name: SITE_CONTENT_PROJECTION,
+  version: 1,
+  handles: ['ArticleSynced'],
+  tables: {
+    [SITE_CONTENT]: (t) => [
+      `CREATE TABLE ${t} (
+        kind         text NOT NULL,
+        slug         text NOT NULL,
+        title        text NOT NULL,
+        description  text,
+        html         text NOT NULL,
+        toc          jsonb NOT NULL DEFAULT '[]',
+        json_ld      jsonb,
+        images       jsonb NOT NULL DEFAULT '[]',
+        published_at timestamptz,
+        updated_at   timestamptz NOT NULL,
+        synced_at    timestamptz NOT NULL,
+        content_hash text NOT NULL,
+        revision     bigint NOT NULL,
+        PRIMARY KEY (kind, slug)
+      )`,
+      `CREATE INDEX ${t}_newest ON ${t} (kind, (coalesce(published_at, updated_at)) DESC, slug)`,
+    ],
+  },
+  async apply(events, { tx, table }) {
+    // One statement per batch; within a batch only the newest revision of an article counts.
+    const latest = new Map<string, RecordedEvent<string, ArticleSyncedData>>();
+    for (const event of events as readonly RecordedEvent<string, ArticleSyncedData>[]) {
+      const key = `${event.data.kind}\u0000${event.data.slug}`;
+      const seen = latest.get(key);
+      if (!seen || seen.revision < event.revision) latest.set(key, event);
+    }
+    const rows = [...latest.values()];
+    if (rows.length === 0) return;
+    const t = table(SITE_CONTENT);
+    await tx.query(
+      `INSERT INTO ${t} (kind, slug, title, description, html, toc, json_ld, images, published_at,
+                         updated_at, synced_at, content_hash, revision)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[],
+                            $7::jsonb[], $8::jsonb[], $9::timestamptz[], $10::timestamptz[],
+                            $11::timestamptz[], $12::text[], $13::bigint[])
+       ON CONFLICT (kind, slug) DO UPDATE SET
+         title = EXCLUDED.title, description = EXCLUDED.description, html = EXCLUDED.html,
+         toc = EXCLUDED.toc, json_ld = EXCLUDED.json_ld, images = EXCLUDED.images,
+         published_at = EXCLUDED.published_at, updated_at = EXCLUDED.updated_at,
+         synced_at = EXCLUDED.synced_at, content_hash = EXCLUDED.content_hash, revision = EXCLUDED.revision
+       WHERE ${t}.revision < EXCLUDED.revision`,
+      [
+        rows.map((e) => e.data.kind),
+        rows.map((e) => e.data.slug),
+        rows.map((e) => e.data.title),
+        rows.map((e) => e.data.description),
+        rows.map((e) => sanitizeArticleHtml(e.data.html)),
+        rows.map((e) => JSON.stringify(e.data.toc)),
+        rows.map((e) => (e.data.jsonLd === null ? null : JSON.stringify(e.data.jsonLd))),
+        rows.map((e) => JSON.stringify(e.data.images)),
+        rows.map((e) => e.data.publishedAt),
+        rows.map((e) => effectiveUpdatedAt(e.data)),
+        rows.map((e) => e.data.fetchedAt),
+        rows.map((e) => e.data.contentHash),
+        rows.map((e) => String(e.revision)),
+      ],
+    );
+  },
+};

@@ -1,0 +1,103 @@
+import { hostname, userInfo } from 'node:os';
+import type { Command } from 'commander';
+import { type Config, ConfigError, loadConfig } from '../../config.ts';
+import { connectOrStartEmbedded } from '../../db/embedded.ts';
+import { migrate } from '../../db/migrate.ts';
+import { createPool, type Pool } from '../../db/pool.ts';
+import { openEventStore } from '../../event-store/open.ts';
+import type { EventStore } from '../../event-store/port.ts';
+import type { Projection } from '../../projection/types.ts';
+import { CliError, UsageError } from '../errors.ts';
+
+/** What an operator command works with: the service's own database and event store, opened the same way. */
+export interface AdminContext {
+  config: Config;
+  pool: Pool;
+  store: EventStore;
+  projections: readonly Projection[];
+  /** Who is acting, for the audit: --actor, STK_ADMIN_ACTOR, or user@host. */
+  actor: string;
+  json: boolean;
+  /** Whether the embedded PostgreSQL was already running (a service on the same DATA_DIR). */
+  reusedEmbedded: boolean;
+  projection(name: string): Projection;
+  close(): Promise<void>;
+}
+
+export interface AdminOptions {
+  json?: boolean;
+  actor?: string;
+}
+
+export function adminOptions(command: Command): AdminOptions {
+  return command.optsWithGlobals<AdminOptions>();
+}
+
+function defaultActor(): string {
+  if (process.env.STK_ADMIN_ACTOR) return process.env.STK_ADMIN_ACTOR;
+  try {
+    return `${userInfo().username}@${hostname()}`;
+  } catch {
+    return `unknown@${hostname()}`;
+  }
+}
+
+/**
+ * Opens what the service opens (src/config.ts, migrations, src/event-store/open.ts): DATABASE_URL, or
+ * the embedded PostgreSQL under DATA_DIR, joining the service's server when it is running there.
+ */
+export async function openAdminContext(options: AdminOptions): Promise<AdminContext> {
+  let config: Config;
+  try {
+    config = loadConfig(process.env);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message);
+    throw error;
+  }
+  const embedded = config.DATABASE_URL ? undefined : await connectOrStartEmbedded(config.DATA_DIR);
+  const url = config.DATABASE_URL ?? embedded!.url;
+  const cleanups: (() => Promise<unknown>)[] = [async () => embedded?.stop()];
+  const close = async () => {
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+  };
+  try {
+    await migrate(url);
+    const pool = createPool(url, 5);
+    cleanups.unshift(() => pool.end());
+    const store = await openEventStore(config, pool);
+    cleanups.unshift(() => store.close());
+    // Loaded here, not at the top: plain `stk` commands need none of the service's features.
+    const { projections } = await import('../../modules.ts');
+    return {
+      config,
+      pool,
+      store,
+      projections,
+      actor: options.actor ?? defaultActor(),
+      json: options.json ?? false,
+      reusedEmbedded: embedded?.reused ?? false,
+      projection(name) {
+        const found = projections.find((p) => p.name === name);
+        if (!found)
+          throw new UsageError(
+            `unknown projection "${name}"; known: ${projections.map((p) => p.name).join(', ')}`,
+          );
+        return found;
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Runs an operator command with its context, closing it however the command ends. */
+export async function withAdmin<T>(command: Command, fn: (ctx: AdminContext) => Promise<T>): Promise<T> {
+  const ctx = await openAdminContext(adminOptions(command));
+  try {
+    return await fn(ctx);
+  } finally {
+    await ctx.close();
+  }
+}

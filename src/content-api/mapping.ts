@@ -1,0 +1,271 @@
+import type { ArticleContent, ArticleImage, JsonLd, TocEntry } from './article.ts';
+
+/**
+ * Tolerant reading of the content API. Providers (and versions of one provider) name the same field
+ * differently; every alias the service has seen is listed here, first match wins.
+ */
+type Obj = Record<string, unknown>;
+
+export const isObject = (value: unknown): value is Obj =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const LIST_KEYS = ['posts', 'data', 'items', 'articles', 'results'] as const;
+const WRAPPER_KEYS = ['post', 'article', 'data'] as const;
+const HTML_KEYS = ['html', 'content_html', 'contentHtml', 'content', 'body'] as const;
+const TITLE_KEYS = ['title', 'headline'] as const;
+const DESCRIPTION_PATHS = [
+  ['description'],
+  ['meta_description'],
+  ['metaDescription'],
+  ['metadescription'],
+  ['seo', 'meta_description'],
+  ['meta', 'description'],
+  ['excerpt'],
+] as const;
+const TOC_KEYS = ['toc', 'table_of_contents', 'tableOfContents', 'outline'] as const;
+const JSON_LD_KEYS = ['json_ld', 'jsonLd', 'schema', 'structured_data'] as const;
+const IMAGE_KEYS = [
+  'image_url',
+  'imageUrl',
+  'cover_image',
+  'hero_image_url',
+  'featured_image',
+  'og_image',
+] as const;
+
+// Bounds on what one article may carry, so a hostile payload cannot make a row enormous.
+const MAX_TOC_ENTRIES = 500;
+const MAX_TOC_DEPTH = 6;
+const MAX_IMAGES = 50;
+
+function at(obj: Obj, path: readonly string[]): unknown {
+  let value: unknown = obj;
+  for (const key of path) {
+    if (!isObject(value)) return undefined;
+    value = value[key];
+  }
+  return value;
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+/** The items of a list page: a bare array, or an array under one of the usual keys (one level deep). */
+export function listItemsOf(page: unknown): unknown[] | undefined {
+  if (Array.isArray(page)) return page;
+  if (!isObject(page)) return undefined;
+  for (const key of LIST_KEYS) if (Array.isArray(page[key])) return page[key];
+  for (const key of LIST_KEYS) {
+    const nested = page[key];
+    if (isObject(nested))
+      for (const inner of LIST_KEYS) if (Array.isArray(nested[inner])) return nested[inner];
+  }
+  return undefined;
+}
+
+function looksLikeArticle(obj: Obj): boolean {
+  return typeof obj.slug === 'string' || htmlOf(obj) !== undefined;
+}
+
+/** The article object itself, whether it came bare or wrapped in post, article or data. */
+export function unwrapArticle(raw: unknown): Obj | undefined {
+  if (!isObject(raw)) return undefined;
+  if (looksLikeArticle(raw)) return raw;
+  for (const key of WRAPPER_KEYS) {
+    const inner = raw[key];
+    if (isObject(inner)) return inner;
+  }
+  return raw;
+}
+
+export function htmlOf(article: Obj): string | undefined {
+  for (const key of HTML_KEYS) {
+    const value = article[key];
+    const html = nonEmptyString(value) ?? (isObject(value) ? nonEmptyString(value.html) : undefined);
+    if (html !== undefined) return html;
+  }
+  return undefined;
+}
+
+function firstString(obj: Obj, keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const value = nonEmptyString(obj[key]);
+    if (value !== undefined) return value.trim();
+  }
+  return undefined;
+}
+
+function descriptionOf(article: Obj): string | null {
+  for (const path of DESCRIPTION_PATHS) {
+    const value = nonEmptyString(at(article, path));
+    if (value === undefined) continue;
+    // Excerpts often arrive as HTML; a meta description is plain text.
+    const text = value
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (text) return text;
+  }
+  return null;
+}
+
+/** "Getting started!" -> "getting-started": the anchor a heading without an id is usually given. */
+export function anchorFromText(text: string): string {
+  return text
+    .toLowerCase()
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+function anchorOf(entry: Obj, text: string): string {
+  for (const key of ['id', 'anchor', 'slug', 'href'] as const) {
+    const value = nonEmptyString(entry[key]);
+    if (value === undefined) continue;
+    const hash = value.indexOf('#');
+    const anchor = (hash >= 0 ? value.slice(hash + 1) : value).trim();
+    if (anchor) return anchor;
+  }
+  return anchorFromText(text);
+}
+
+function tocEntries(value: unknown, depth: number, budget: { left: number }): TocEntry[] {
+  let list: unknown = value;
+  if (typeof list === 'string') {
+    try {
+      list = JSON.parse(list);
+    } catch {
+      return [];
+    }
+  }
+  if (isObject(list)) list = list.items ?? list.entries ?? list.children;
+  if (!Array.isArray(list) || depth > MAX_TOC_DEPTH) return [];
+  const entries: TocEntry[] = [];
+  for (const item of list) {
+    if (budget.left <= 0) break;
+    if (typeof item === 'string') {
+      if (!item.trim()) continue;
+      budget.left--;
+      entries.push({ text: item.trim(), anchor: anchorFromText(item), children: [] });
+      continue;
+    }
+    if (!isObject(item)) continue;
+    const text = firstString(item, ['text', 'title', 'heading']);
+    if (text === undefined) continue;
+    budget.left--;
+    const entry: TocEntry = { text, anchor: anchorOf(item, text), children: [] };
+    const level = Number(item.level);
+    if (Number.isInteger(level) && level >= 1 && level <= 6) entry.level = level;
+    entry.children = tocEntries(item.children, depth + 1, budget);
+    entries.push(entry);
+  }
+  return entries;
+}
+
+function tocOf(article: Obj): TocEntry[] {
+  for (const key of TOC_KEYS) {
+    if (article[key] === undefined || article[key] === null) continue;
+    const entries = tocEntries(article[key], 1, { left: MAX_TOC_ENTRIES });
+    if (entries.length > 0) return entries;
+  }
+  return [];
+}
+
+/** JSON-LD that is not an object or a list of objects (or a string holding one) is dropped. */
+export function jsonLdOf(article: Obj): JsonLd | null {
+  for (const key of JSON_LD_KEYS) {
+    let value = article[key];
+    if (typeof value === 'string') {
+      try {
+        value = JSON.parse(value);
+      } catch {
+        continue;
+      }
+    }
+    if (isObject(value)) return value;
+    if (Array.isArray(value)) {
+      const objects = value.filter(isObject);
+      if (objects.length > 0) return objects;
+    }
+  }
+  return null;
+}
+
+function imageOf(value: unknown): ArticleImage | undefined {
+  const url = nonEmptyString(value) ?? (isObject(value) ? nonEmptyString(value.url ?? value.src) : undefined);
+  if (url === undefined) return undefined;
+  try {
+    // Only absolute web URLs: an image URL ends up in src and og:image attributes.
+    const parsed = new URL(url.trim());
+    if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return undefined;
+  } catch {
+    return undefined;
+  }
+  const alt = isObject(value) ? nonEmptyString(value.alt) : undefined;
+  return alt === undefined ? { url: url.trim() } : { url: url.trim(), alt: alt.trim() };
+}
+
+function imagesOf(article: Obj): ArticleImage[] {
+  const candidates: unknown[] = IMAGE_KEYS.map((key) => article[key]);
+  if (Array.isArray(article.images)) candidates.push(...article.images);
+  const images: ArticleImage[] = [];
+  const seen = new Set<string>();
+  for (const candidate of candidates) {
+    const image = imageOf(candidate);
+    if (!image || seen.has(image.url)) continue;
+    seen.add(image.url);
+    images.push(image);
+    if (images.length >= MAX_IMAGES) break;
+  }
+  return images;
+}
+
+/** An ISO 8601 UTC timestamp from a date string or epoch number; null when absent or unreadable. */
+export function isoDate(value: unknown): string | null {
+  let date: Date | undefined;
+  if (typeof value === 'string' && value.trim()) date = new Date(value.trim());
+  // Epoch numbers: below 10^11 they can only be seconds (10^11 ms is 1973).
+  if (typeof value === 'number' && Number.isFinite(value))
+    date = new Date(value < 1e11 ? value * 1000 : value);
+  return date && !Number.isNaN(date.getTime()) ? date.toISOString() : null;
+}
+
+export type MapResult =
+  | { ok: true; article: ArticleContent }
+  | { ok: false; code: 'invalid_article' | 'no_html' | 'slug_mismatch'; message: string };
+
+/**
+ * Maps one raw article payload to the stored shape. `expectedSlug` is the slug that was asked for: an
+ * article answering for another slug is refused (a misrouted or cached answer must not overwrite a row).
+ */
+export function mapArticle(raw: unknown, expectedSlug?: string): MapResult {
+  const article = unwrapArticle(raw);
+  if (!article) return { ok: false, code: 'invalid_article', message: 'The article is not a JSON object.' };
+  const slug = nonEmptyString(article.slug)?.trim() ?? expectedSlug;
+  if (slug === undefined) return { ok: false, code: 'invalid_article', message: 'The article has no slug.' };
+  if (expectedSlug !== undefined && slug !== expectedSlug) {
+    return {
+      ok: false,
+      code: 'slug_mismatch',
+      message: `The content API answered with the article "${slug.slice(0, 200)}" instead.`,
+    };
+  }
+  const html = htmlOf(article);
+  if (html === undefined) return { ok: false, code: 'no_html', message: 'The article carries no HTML.' };
+  return {
+    ok: true,
+    article: {
+      slug,
+      title: firstString(article, TITLE_KEYS) ?? slug,
+      description: descriptionOf(article),
+      html,
+      toc: tocOf(article),
+      jsonLd: jsonLdOf(article),
+      images: imagesOf(article),
+      publishedAt: isoDate(article.published_at ?? article.publishedAt),
+      updatedAt: isoDate(article.updated_at ?? article.updatedAt),
+    },
+  };
+}

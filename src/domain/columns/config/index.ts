@@ -1,0 +1,99 @@
+import { type FieldError, formatPath } from '../../../errors.ts';
+import type { ColumnMember, ColumnRef } from '../references.ts';
+import { type RunCondition, runConditionBounds, runConditionRefs } from '../run-condition.ts';
+import { addToCrm } from './add-to-crm.ts';
+import { addToSequence } from './add-to-sequence.ts';
+import { httpRequest } from './http-request.ts';
+import { llm, openProvider } from './open-providers.ts';
+import type { Config, ConfigContext, ConfigIssue, ProviderSpec } from './spec.ts';
+import { syncToTable } from './sync-to-table.ts';
+
+export type { Config, ConfigContext } from './spec.ts';
+
+/** config.provider selects the schema; a provider not listed here gets the open schema. */
+export const PROVIDERS: Readonly<Record<string, ProviderSpec>> = {
+  add_to_crm: addToCrm,
+  sync_to_table: syncToTable,
+  add_to_sequence: addToSequence,
+  http_request: httpRequest,
+  llm,
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function specFor(config: Config): ProviderSpec {
+  const provider = config.provider;
+  return (typeof provider === 'string' && Object.hasOwn(PROVIDERS, provider) && PROVIDERS[provider]) || openProvider;
+}
+
+export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: FieldError[] };
+
+const toField = (issue: ConfigIssue): FieldError => ({
+  path: formatPath(['config', ...issue.path]),
+  message: issue.message,
+});
+
+/** Every run condition of a config, where one may be (before any shape is known). */
+function conditionSlots(config: Config): { path: PropertyKey[]; node: unknown }[] {
+  const slots = [{ path: ['runCondition'] as PropertyKey[], node: config.runCondition }];
+  if (Array.isArray(config.routes)) {
+    config.routes.forEach((route, i) => {
+      if (isObject(route)) slots.push({ path: ['routes', i, 'condition'], node: route.condition });
+    });
+  }
+  return slots.filter((s) => s.node !== undefined);
+}
+
+/** Every column a stored (valid) config names: its run condition's and its provider's references. */
+export function configRefs(config: Config): ColumnRef[] {
+  const condition = isObject(config.runCondition)
+    ? runConditionRefs(config.runCondition as unknown as RunCondition, ['runCondition'])
+    : [];
+  return [...condition, ...specFor(config).refs(config)];
+}
+
+function checkRef(ref: ColumnRef, columns: readonly ColumnMember[]): ConfigIssue | undefined {
+  const column =
+    ref.id !== undefined ? columns.find((c) => c.id === ref.id) : columns.find((c) => c.key === ref.key);
+  const named = ref.id !== undefined ? `id ${ref.id}` : `key ${ref.key}`;
+  if (!column) return ref.mustExist ? { path: ref.path, message: `names no column of this table (${named})` } : undefined;
+  if (ref.id !== undefined && ref.key !== undefined && column.key !== ref.key) {
+    return { path: ref.path, message: `columnKey ${ref.key} and columnId ${ref.id} name different columns` };
+  }
+  if (ref.mustBeJson && column.dataType !== 'json') {
+    return { path: ref.path, message: `column ${column.key} does not hold JSON (dataType ${column.dataType})` };
+  }
+  if (ref.jsonNeedsPath && column.dataType === 'json') {
+    return { path: ref.path, message: `column ${column.key} holds JSON: give a path inside it` };
+  }
+  return undefined;
+}
+
+/**
+ * Validates a whole column config (after a PATCH's merge) against the table's current columns:
+ * the provider's schema, then every column it names. Returns the normalized config (defaults such
+ * as timeoutSeconds written in) or every offending path.
+ */
+export function validateColumnConfig(input: unknown, ctx: ConfigContext): ConfigResult {
+  if (!isObject(input)) return { ok: false, errors: [{ path: 'config', message: 'config must be an object' }] };
+  // Bounds first: the schema below recurses, so a hostile nesting must not reach it.
+  const tooBig = conditionSlots(input).flatMap(({ path, node }) => {
+    const message = runConditionBounds(node);
+    return message ? [{ path, message }] : [];
+  });
+  if (tooBig.length > 0) return { ok: false, errors: tooBig.map(toField) };
+
+  const spec = specFor(input);
+  const parsed = spec.schema.safeParse(input);
+  if (!parsed.success) {
+    return { ok: false, errors: parsed.error.issues.map((i) => toField({ path: i.path, message: i.message })) };
+  }
+  // Through JSON: absent optional keys vanish instead of lingering as undefined.
+  const config = JSON.parse(JSON.stringify(parsed.data)) as Config;
+  const issues = [
+    ...configRefs(config).flatMap((ref) => checkRef(ref, ctx.columns) ?? []),
+    ...(spec.check?.(config, ctx) ?? []),
+  ];
+  return issues.length > 0 ? { ok: false, errors: issues.map(toField) } : { ok: true, config };
+}

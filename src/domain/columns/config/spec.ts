@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { RunConditionSchema } from '../run-condition.ts';
+import type { ColumnMember, ColumnRef } from '../references.ts';
+
+/** What config validation knows about the world; gathered by the command handler before deciding. */
+export interface ConfigContext {
+  organizationId: string;
+  /** Columns of the table, the column being validated included (a condition may test its own value). */
+  columns: readonly ColumnMember[];
+  /**
+   * Tables named by destinationTableId in this request: id -> owning organization, undefined when no
+   * such table exists. A destination not listed here was checked when it was set; tables never move.
+   */
+  tables: ReadonlyMap<string, string | undefined>;
+}
+
+export interface ConfigIssue {
+  path: PropertyKey[];
+  message: string;
+}
+
+export type Config = Record<string, unknown>;
+
+/** How one provider's config is shaped, which columns it names, and any rule the shape cannot say. */
+export interface ProviderSpec {
+  schema: z.ZodType<Config>;
+  refs(config: Config): ColumnRef[];
+  check?(config: Config, ctx: ConfigContext): ConfigIssue[];
+}
+
+export const columnKeyRef = z.string().min(1).max(63).describe('A column key of this table');
+export const runCondition = RunConditionSchema.optional();
+
+/** A provider key: lower snake case, like the ones the contract names. */
+export const providerName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]{0,62}$/, 'a provider is a lower-case key such as add_to_crm');

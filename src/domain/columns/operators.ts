@@ -1,0 +1,124 @@
+/**
+ * The operators of run conditions (and of per-request filters), each with the rule its `value` and
+ * `value2` follow. The same table feeds validation and the OpenAPI document, so they cannot drift.
+ */
+export const VALUE_RULES = {
+  none: 'takes neither value nor value2',
+  scalar: 'value: a string, number or boolean; no value2',
+  string: 'value: a string; no value2',
+  number: 'value: a number; no value2',
+  numberRange: 'value and value2: numbers with value <= value2',
+  list: 'value: a non-empty array (at most 1000) of strings, numbers or booleans; no value2',
+  date: 'value: an ISO 8601 date or date-time; no value2',
+  dateRange: 'value and value2: ISO 8601 dates or date-times with value <= value2',
+} as const;
+
+export type ValueRule = keyof typeof VALUE_RULES;
+
+export const OPERATOR_RULES = {
+  equals: 'scalar',
+  notEquals: 'scalar',
+  contains: 'string',
+  notContains: 'string',
+  startsWith: 'string',
+  endsWith: 'string',
+  greaterThan: 'number',
+  greaterThanOrEqual: 'number',
+  lessThan: 'number',
+  lessThanOrEqual: 'number',
+  between: 'numberRange',
+  in: 'list',
+  notIn: 'list',
+  before: 'date',
+  after: 'date',
+  dateBetween: 'dateRange',
+  isEmpty: 'none',
+  isNotEmpty: 'none',
+  isTrue: 'none',
+  isFalse: 'none',
+} as const satisfies Record<string, ValueRule>;
+
+export type Operator = keyof typeof OPERATOR_RULES;
+export const OPERATORS = Object.keys(OPERATOR_RULES) as [Operator, ...Operator[]];
+
+/** A FilterObject rule carries at most one scalar value, so only operators that fit it are allowed there. */
+export const FILTER_OPERATORS = OPERATORS.filter((op) =>
+  (['none', 'scalar', 'string', 'number', 'date'] as ValueRule[]).includes(OPERATOR_RULES[op]),
+) as [Operator, ...Operator[]];
+
+export const MAX_LIST_VALUES = 1000;
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+export const isIsoDate = (v: unknown): v is string =>
+  typeof v === 'string' && ISO_DATE.test(v) && !Number.isNaN(Date.parse(v));
+
+const isScalar = (v: unknown) =>
+  typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+
+export interface ValueIssue {
+  field: 'value' | 'value2';
+  message: string;
+}
+
+/** Markdown-ish list of every operator and its rule, for the OpenAPI description. */
+export function describeOperators(operators: readonly Operator[] = OPERATORS): string {
+  return operators.map((op) => `${op}: ${VALUE_RULES[OPERATOR_RULES[op]]}`).join('; ');
+}
+
+/**
+ * Checks `value`/`value2` of a node against its operator. A key that is present counts as carried,
+ * even when it holds null: a valueless operator must not carry it at all.
+ */
+export function checkOperatorValues(operator: string, node: Record<string, unknown>): ValueIssue[] {
+  const rule: ValueRule | undefined = OPERATOR_RULES[operator as Operator];
+  if (!rule) return [];
+  const issues: ValueIssue[] = [];
+  const has = (k: 'value' | 'value2') => Object.hasOwn(node, k) && node[k] !== undefined;
+  const refuse = (field: 'value' | 'value2', message: string) => issues.push({ field, message });
+  const { value, value2 } = node;
+  const pair = rule === 'numberRange' || rule === 'dateRange';
+
+  if (rule === 'none') {
+    if (has('value')) refuse('value', `${operator} takes no value`);
+    if (has('value2')) refuse('value2', `${operator} takes no value2`);
+    return issues;
+  }
+  if (!has('value')) refuse('value', `${operator} requires value`);
+  if (pair && !has('value2')) refuse('value2', `${operator} requires value2`);
+  if (!pair && has('value2')) refuse('value2', `${operator} takes no value2`);
+
+  const check = (field: 'value' | 'value2', v: unknown) => {
+    if (v === undefined) return;
+    switch (rule) {
+      case 'scalar':
+        if (!isScalar(v)) refuse(field, `${operator} compares with a string, number or boolean`);
+        break;
+      case 'string':
+        if (typeof v !== 'string') refuse(field, `${operator} needs a string`);
+        break;
+      case 'number':
+      case 'numberRange':
+        if (typeof v !== 'number' || !Number.isFinite(v)) refuse(field, `${operator} needs a number`);
+        break;
+      case 'date':
+      case 'dateRange':
+        if (!isIsoDate(v)) refuse(field, `${operator} needs an ISO 8601 date`);
+        break;
+      case 'list':
+        if (!Array.isArray(v)) refuse(field, `${operator} needs an array`);
+        else if (v.length === 0) refuse(field, `${operator} needs at least one value`);
+        else if (v.length > MAX_LIST_VALUES) refuse(field, `${operator} takes at most ${MAX_LIST_VALUES} values`);
+        else if (!v.every(isScalar)) refuse(field, `${operator} takes strings, numbers or booleans`);
+        break;
+    }
+  };
+  check('value', value);
+  if (pair) check('value2', value2);
+  if (issues.length === 0 && pair) {
+    const low = rule === 'dateRange' ? Date.parse(value as string) : (value as number);
+    const high = rule === 'dateRange' ? Date.parse(value2 as string) : (value2 as number);
+    if (low > high) refuse('value2', `${operator} needs value2 >= value`);
+  }
+  return issues;
+}

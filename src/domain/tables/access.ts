@@ -1,0 +1,65 @@
+import type { Principal } from '../../auth/scopes.ts';
+import { loadState } from '../../command.ts';
+import type { Pool } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import type { EventStore } from '../../event-store/port.ts';
+import { streams } from '../../streams.ts';
+import { TABLES } from '../../../projections/tables.ts';
+import type { TableEvent } from './events.ts';
+import { isColumnId, isTableId } from './ids.ts';
+import { evolveTable, initialTableState, type TableColumn, type TableState } from './table-state.ts';
+
+export const tableNotFound = (tableId: string) => new AppError('not_found', `No table ${tableId}.`);
+export const columnNotFound = (tableId: string, columnId: string) =>
+  new AppError('not_found', `No column ${columnId} in table ${tableId}.`);
+const otherOrganization = () => new AppError('forbidden', 'The table belongs to another organization.');
+
+export const tableEvolver = { initialState: initialTableState, evolve: evolveTable };
+
+/**
+ * The table as its stream tells it, for a command: 404 when it does not exist (or the id is of the
+ * wrong form), 403 when it belongs to another organization than the key's.
+ */
+export async function loadTableForWrite(
+  store: EventStore,
+  tableId: string,
+  principal: Principal,
+): Promise<{ state: TableState; revision: bigint | undefined }> {
+  if (!isTableId(tableId)) throw tableNotFound(tableId);
+  const loaded = await loadState<TableState, TableEvent>(store, streams.table(tableId), tableEvolver);
+  if (!loaded.state.exists) throw tableNotFound(tableId);
+  if (loaded.state.organizationId !== principal.organizationId) throw otherOrganization();
+  return loaded;
+}
+
+/** The member column of a loaded table, or 404. */
+export function memberColumn(table: TableState, columnId: string): TableColumn {
+  const column = isColumnId(columnId) ? table.columns.get(columnId) : undefined;
+  if (!column) throw columnNotFound(table.id, columnId);
+  return column;
+}
+
+/** The same checks for a query, against the read model. */
+export async function checkTableForRead(pool: Pool, tableId: string, principal: Principal): Promise<void> {
+  if (!isTableId(tableId)) throw tableNotFound(tableId);
+  const { rows } = await pool.query(`SELECT organization_id FROM ${TABLES} WHERE id = $1`, [tableId]);
+  if (rows.length === 0) throw tableNotFound(tableId);
+  if (rows[0].organization_id !== principal.organizationId) throw otherOrganization();
+}
+
+/** Owning organization of each named table (undefined: no such table), for destinationTableId checks. */
+export async function tableOrganizations(
+  store: EventStore,
+  ids: readonly string[],
+): Promise<Map<string, string | undefined>> {
+  const owners = new Map<string, string | undefined>();
+  for (const id of new Set(ids)) {
+    if (!isTableId(id)) {
+      owners.set(id, undefined);
+      continue;
+    }
+    const { state } = await loadState<TableState, TableEvent>(store, streams.table(id), tableEvolver);
+    owners.set(id, state.exists ? state.organizationId : undefined);
+  }
+  return owners;
+}

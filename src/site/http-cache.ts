@@ -1,0 +1,46 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { CONTENT_SECURITY_POLICY } from './layout.ts';
+
+export const PUBLIC_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600';
+
+/** A strong validator from anything that determines the bytes of the answer. */
+export function etagOf(...parts: string[]): string {
+  const hash = createHash('sha1');
+  for (const part of parts) hash.update(part).update('\u0000');
+  return `"${hash.digest('base64url')}"`;
+}
+
+function matchesEtag(header: string, etag: string): boolean {
+  if (header.trim() === '*') return true;
+  // Weak comparison (RFC 9110 13.1.2): W/"x" matches "x".
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * Sets the validators and the cache policy, and answers 304 when the client's copy is current.
+ * If-None-Match wins over If-Modified-Since, as RFC 9110 says.
+ */
+export function notModified(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  validators: { etag: string; lastModified?: Date },
+): boolean {
+  reply.header('cache-control', PUBLIC_CACHE_CONTROL).header('etag', validators.etag);
+  if (validators.lastModified) reply.header('last-modified', validators.lastModified.toUTCString());
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch !== undefined) return matchesEtag(ifNoneMatch, validators.etag);
+  const ifModifiedSince = request.headers['if-modified-since'];
+  if (ifModifiedSince === undefined || !validators.lastModified) return false;
+  const since = Date.parse(ifModifiedSince);
+  return !Number.isNaN(since) && Math.floor(validators.lastModified.getTime() / 1000) * 1000 <= since;
+}
+
+/** The headers every public HTML page carries. */
+export function htmlHeaders(reply: FastifyReply): FastifyReply {
+  return reply
+    .header('content-type', 'text/html; charset=utf-8')
+    .header('content-security-policy', CONTENT_SECURITY_POLICY)
+    .header('x-content-type-options', 'nosniff')
+    .header('referrer-policy', 'strict-origin-when-cross-origin');
+}
