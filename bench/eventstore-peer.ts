@@ -9,14 +9,15 @@ import { getPostgreSQLEventStore, readMessagesBatch } from '@event-driven-io/emm
 import pg from 'pg';
 import {
   APPEND_SCENARIOS,
+  type AppendScenario,
   BENCH_EVENT_TYPE,
   type BenchEventData,
   benchEventData,
   benchStream,
 } from './lib/bench-event.ts';
 import { fillLog, type PageReader, readWhileWriting, readWholeLog } from './lib/log-reading.ts';
-import { emit, peerConfig } from './lib/peer-protocol.ts';
-import { measureLoad } from './lib/timing.ts';
+import { type PeerConfig, type PeerMessage, servePeer } from './lib/peer-protocol.ts';
+import { type Measurement, measureLoad } from './lib/timing.ts';
 
 type BenchEvent = Event<typeof BENCH_EVENT_TYPE, BenchEventData>;
 
@@ -53,54 +54,60 @@ async function openPeer(url: string, poolSize: number) {
   };
 }
 
-async function main(): Promise<void> {
-  const { settings, appendUrl, readUrl } = peerConfig();
+type Peer = Awaited<ReturnType<typeof openPeer>>;
 
-  const appendSide = await openPeer(appendUrl, settings.poolSize);
-  try {
-    for (const scenario of APPEND_SCENARIOS) {
-      await appendSide.pool.query('CHECKPOINT').catch(() => {});
-      const result = await measureLoad({
-        concurrency: scenario.concurrency,
-        seconds: settings.seconds,
-        warmupSeconds: settings.warmupSeconds,
-        op: async (writer, seq) => {
-          const stream = benchStream(`peer_${scenario.id}`, writer, seq);
-          await appendSide.store.appendToStream(stream, events(writer, seq, scenario.batch));
-          return scenario.batch;
-        },
-      });
-      emit({ kind: 'append', scenario: scenario.id, result });
-    }
-  } finally {
-    await appendSide.close();
-  }
+let config: PeerConfig;
+let appendSide: Peer | undefined;
 
-  const readSide = await openPeer(readUrl, settings.poolSize);
+async function measureAppend(scenario: AppendScenario, round: number): Promise<Measurement> {
+  const side = appendSide!;
+  return measureLoad({
+    concurrency: scenario.concurrency,
+    seconds: config.settings.seconds,
+    warmupSeconds: config.settings.warmupSeconds,
+    op: async (writer, seq) => {
+      const stream = benchStream(`peer_${scenario.id}_r${round}`, writer, seq);
+      await side.store.appendToStream(stream, events(writer, seq, scenario.batch));
+      return scenario.batch;
+    },
+  });
+}
+
+/** Fills the read database while following it, then reads it whole once (its reader is slow). */
+async function measureReads(reply: (message: PeerMessage) => void): Promise<void> {
+  const { read, poolSize } = config.settings;
+  const side = await openPeer(config.readUrl, poolSize);
   try {
-    const { read } = settings;
     const filling = fillLog({
       total: read.events,
       writers: read.writers,
       batch: read.batch,
       append: async (writer, seq, count) => {
-        await readSide.store.appendToStream(
-          benchStream('peer_fill', writer, seq),
-          events(writer, seq, count),
-        );
+        await side.store.appendToStream(benchStream('peer_fill', writer, seq), events(writer, seq, count));
       },
     });
-    const live = await readWhileWriting(readSide.reader(read.pageSize), filling);
+    const live = await readWhileWriting(side.reader(read.pageSize), filling);
     const filled = await filling;
-    emit({ kind: 'fill', written: filled.written, seconds: filled.seconds });
-    emit({ kind: 'read', mode: 'live', result: live });
-    emit({ kind: 'read', mode: 'full', result: await readWholeLog(readSide.reader(read.pageSize)) });
+    reply({ kind: 'fill', written: filled.written, seconds: filled.seconds });
+    reply({ kind: 'read', mode: 'live', result: live });
+    reply({ kind: 'read', mode: 'full', result: await readWholeLog(side.reader(read.pageSize)) });
   } finally {
-    await readSide.close();
+    await side.close();
   }
 }
 
-main().catch((error) => {
-  emit({ kind: 'error', message: error instanceof Error ? error.message : String(error) });
-  process.exitCode = 1;
+await servePeer({
+  async open(given) {
+    config = given;
+    appendSide = await openPeer(config.appendUrl, config.settings.poolSize);
+  },
+  async handle(command, reply) {
+    if (command.kind === 'reads') return measureReads(reply);
+    const scenario = APPEND_SCENARIOS.find((s) => s.id === command.scenario);
+    if (!scenario) throw new Error(`unknown scenario ${command.scenario}`);
+    reply({ kind: 'append', scenario: scenario.id, result: await measureAppend(scenario, command.round) });
+  },
+  async close() {
+    await appendSide?.close();
+  },
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { COLUMNS } from '../projections/columns.ts';
 import { type Decider, handleCommand } from '../src/command.ts';
 import type { Pool } from '../src/db/pool.ts';
+import { type ColumnState, evolveColumn, initialColumnState } from '../src/domain/columns/column-state.ts';
 import { type ConfigContext, validateColumnConfig } from '../src/domain/columns/config/index.ts';
 import {
   boundRunConditions,
@@ -9,13 +10,12 @@ import {
   invalidConfig,
   withoutNulls,
 } from '../src/domain/columns/config-input.ts';
-import { type ColumnState, evolveColumn, initialColumnState } from '../src/domain/columns/column-state.ts';
 import { etagOf } from '../src/domain/columns/etag.ts';
 import type { ColumnEvent } from '../src/domain/columns/events.ts';
 import {
   AutoRunSchema,
-  type Column,
   COLUMN_KEY,
+  type Column,
   ColumnKeySchema,
   ColumnKindSchema,
   ColumnSchema,
@@ -29,12 +29,19 @@ import { loadTableForWrite, tableNotFound, tableOrganizations } from '../src/dom
 import type { TableEvent } from '../src/domain/tables/events.ts';
 import { eventMetadata, readYourWrites, TableParams } from '../src/domain/tables/http.ts';
 import { newColumnId } from '../src/domain/tables/ids.ts';
-import { columnMembers, evolveTable, initialTableState, type TableState } from '../src/domain/tables/table-state.ts';
+import {
+  columnMembers,
+  evolveTable,
+  initialTableState,
+  type TableState,
+} from '../src/domain/tables/table-state.ts';
 import { AppError } from '../src/errors.ts';
 import { principalOf } from '../src/http/access-hook.ts';
 import type { RouteModule } from '../src/http/app.ts';
 import { streams } from '../src/streams.ts';
 import { removeColumn } from './delete-column.ts';
+// The per-request FilterObject (used by column runs) is published in the OpenAPI document already.
+import '../src/domain/columns/filter-object.ts';
 
 /** Step 1, on the table's stream: the key is claimed with the revision read, so it is unique in the table. */
 export interface AddColumn {
@@ -55,7 +62,8 @@ export const addColumn: Decider<TableState, AddColumn, TableEvent> = {
         errors: [{ path: 'key', message: `${command.key} is taken; send another key` }],
       });
     }
-    if (state.columns.has(command.columnId)) throw new AppError('conflict', `Column ${command.columnId} exists.`);
+    if (state.columns.has(command.columnId))
+      throw new AppError('conflict', `Column ${command.columnId} exists.`);
     return [{ type: 'ColumnAdded', data: command }];
   },
 };
@@ -74,7 +82,9 @@ export const createColumn: Decider<ColumnState, CreateColumn, ColumnEvent> = {
     const { column, tableId } = command;
     if (state.column) throw new AppError('conflict', `Column ${column.id} already exists.`);
     if (!COLUMN_KEY.test(column.key)) {
-      throw new AppError('validation_failed', 'Invalid key', { errors: [{ path: 'key', message: 'invalid key' }] });
+      throw new AppError('validation_failed', 'Invalid key', {
+        errors: [{ path: 'key', message: 'invalid key' }],
+      });
     }
     const config = validateColumnConfig(column.config, command.context);
     if (!config.ok) throw invalidConfig(config.errors);
@@ -153,7 +163,14 @@ export const createColumnRoute: RouteModule = (app, deps) => {
       // Decide once before claiming the key, so that a refused config leaves nothing behind.
       createColumn.decide(command, createColumn.initialState(), now);
       const claim = { tableId, columnId: id, key, kind: body.kind, dataType: body.dataType };
-      await handleCommand({ store: deps.store, stream: streams.table(tableId), decider: addColumn, command: claim, metadata, now });
+      await handleCommand({
+        store: deps.store,
+        stream: streams.table(tableId),
+        decider: addColumn,
+        command: claim,
+        metadata,
+        now,
+      });
       let result: Awaited<ReturnType<typeof handleCommand<ColumnState, CreateColumn, ColumnEvent>>>;
       try {
         result = await handleCommand({

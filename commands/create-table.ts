@@ -3,7 +3,12 @@ import { type Decider, handleCommand } from '../src/command.ts';
 import type { TableEvent } from '../src/domain/tables/events.ts';
 import { eventMetadata, readYourWrites, TableNameSchema, TableSchema } from '../src/domain/tables/http.ts';
 import { newTableId } from '../src/domain/tables/ids.ts';
-import { evolveTable, initialTableState, type TableState, tableView } from '../src/domain/tables/table-state.ts';
+import {
+  evolveTable,
+  initialTableState,
+  type TableState,
+  tableView,
+} from '../src/domain/tables/table-state.ts';
 import { AppError } from '../src/errors.ts';
 import { principalOf } from '../src/http/access-hook.ts';
 import type { RouteModule } from '../src/http/app.ts';

@@ -1,5 +1,4 @@
 import { type Decider, handleCommand, loadState } from '../src/command.ts';
-import type { EventStore } from '../src/event-store/port.ts';
 import { type ColumnState, evolveColumn, initialColumnState } from '../src/domain/columns/column-state.ts';
 import { configRefs } from '../src/domain/columns/config/index.ts';
 import type { ColumnEvent } from '../src/domain/columns/events.ts';
@@ -12,8 +11,14 @@ import {
 } from '../src/domain/tables/access.ts';
 import type { TableEvent } from '../src/domain/tables/events.ts';
 import { ColumnParams, eventMetadata, readYourWrites } from '../src/domain/tables/http.ts';
-import { evolveTable, initialTableState, type TableColumn, type TableState } from '../src/domain/tables/table-state.ts';
+import {
+  evolveTable,
+  initialTableState,
+  type TableColumn,
+  type TableState,
+} from '../src/domain/tables/table-state.ts';
 import { AppError, formatPath } from '../src/errors.ts';
+import type { EventStore } from '../src/event-store/port.ts';
 import { principalOf } from '../src/http/access-hook.ts';
 import type { RouteModule } from '../src/http/app.ts';
 import { streams } from '../src/streams.ts';
@@ -46,7 +51,9 @@ export const removeColumn: Decider<TableState, RemoveColumn, TableEvent> = {
         referencedBy: command.referencedBy,
       });
     }
-    return [{ type: 'ColumnRemoved', data: { tableId: command.tableId, columnId: column.id, key: column.key } }];
+    return [
+      { type: 'ColumnRemoved', data: { tableId: command.tableId, columnId: column.id, key: column.key } },
+    ];
   },
 };
 
@@ -63,7 +70,11 @@ export async function loadColumns(store: EventStore, table: TableState): Promise
 }
 
 /** Every other column whose run condition, mapping, template or source list names `target`. */
-export async function findReferrers(store: EventStore, table: TableState, target: TableColumn): Promise<Referrer[]> {
+export async function findReferrers(
+  store: EventStore,
+  table: TableState,
+  target: TableColumn,
+): Promise<Referrer[]> {
   const columns = await loadColumns(store, table);
   return columns.flatMap(({ column }) => {
     if (!column || column.id === target.id) return [];

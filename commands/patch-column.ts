@@ -103,7 +103,8 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
       schema: {
         tags: ['columns'],
         summary: 'Patch label, position, isImportant, autoRun or config of a column',
-        description: 'Send If-Match with the ETag of a GET or PATCH for strict control: a stale one gets 412.',
+        description:
+          'Send If-Match with the ETag of a GET or PATCH for strict control: a stale one gets 412.',
         params: ColumnParams,
         headers: z.object({ 'if-match': z.string().optional() }),
         body: PatchColumnBody,

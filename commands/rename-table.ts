@@ -9,7 +9,12 @@ import {
   TableParams,
   TableSchema,
 } from '../src/domain/tables/http.ts';
-import { evolveTable, initialTableState, type TableState, tableView } from '../src/domain/tables/table-state.ts';
+import {
+  evolveTable,
+  initialTableState,
+  type TableState,
+  tableView,
+} from '../src/domain/tables/table-state.ts';
 import { principalOf } from '../src/http/access-hook.ts';
 import type { RouteModule } from '../src/http/app.ts';
 import { streams } from '../src/streams.ts';

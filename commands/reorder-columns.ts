@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { type Decider, handleCommand } from '../src/command.ts';
-import type { Position } from '../src/event-store/port.ts';
-import { comparePositions } from '../src/event-store/port.ts';
 import { type ColumnState, evolveColumn, initialColumnState } from '../src/domain/columns/column-state.ts';
 import type { ColumnEvent } from '../src/domain/columns/events.ts';
 import { type Column, ColumnSchema } from '../src/domain/columns/fields.ts';
 import { columnNotFound, loadTableForWrite } from '../src/domain/tables/access.ts';
 import { eventMetadata, readYourWrites, TableParams } from '../src/domain/tables/http.ts';
 import { AppError, type FieldError } from '../src/errors.ts';
+import type { Position } from '../src/event-store/port.ts';
+import { comparePositions } from '../src/event-store/port.ts';
 import { principalOf } from '../src/http/access-hook.ts';
 import type { RouteModule } from '../src/http/app.ts';
 import { streams } from '../src/streams.ts';
@@ -27,7 +27,8 @@ export function planReorder(columnIds: readonly string[], current: readonly Colu
   const seen = new Set<string>();
   const errors: FieldError[] = [];
   columnIds.forEach((id, i) => {
-    if (!known.has(id)) errors.push({ path: `columnIds[${i}]`, message: `${id} is not a column of this table` });
+    if (!known.has(id))
+      errors.push({ path: `columnIds[${i}]`, message: `${id} is not a column of this table` });
     else if (seen.has(id)) errors.push({ path: `columnIds[${i}]`, message: `${id} is listed twice` });
     seen.add(id);
   });

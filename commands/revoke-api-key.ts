@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { authStateFor } from '../src/auth/authenticator.ts';
 import { handleCommand } from '../src/command.ts';
 import { principalOf } from '../src/http/access-hook.ts';
 import type { RouteModule } from '../src/http/app.ts';
@@ -10,8 +11,8 @@ const params = z.object({ keyId: z.string().min(1).max(64) });
 
 /**
  * DELETE /api/keys/{keyId}: revokes a key of the caller's organization. It answers only once the
- * api_keys read model shows the revocation, and the authenticator reads that model on every request,
- * so the revoked key is refused from its very next request on.
+ * api_keys read model shows the revocation and the key is out of this process's cache of verified
+ * keys, so the revoked key is refused from its very next request on.
  */
 export const revokeApiKeyRoute: RouteModule = (app, deps) => {
   app.delete(
@@ -32,6 +33,8 @@ export const revokeApiKeyRoute: RouteModule = (app, deps) => {
         now: deps.clock(),
       });
       if (result.appended) await deps.projections.waitFor(result.appended.position, KEY_PROJECTIONS);
+      // After the read model shows the revocation: a lookup racing this one cannot re-cache the key.
+      authStateFor(deps.pool).cache.invalidate(keyId);
       return reply.code(204).send(null);
     },
   );

@@ -7,6 +7,7 @@ import { SITE_CONTENT_PROJECTION } from '../projections/site-content.ts';
 import { type ContentApiClient, contentApiFromConfig } from '../src/content-api/client.ts';
 import { AppError } from '../src/errors.ts';
 import type { AppDeps, RouteModule } from '../src/http/app.ts';
+import { pageCacheFor, pageKey } from '../src/site/page-cache.ts';
 import { runFullSync, withFullSyncLock } from './sync-full.ts';
 import type { SyncContext } from './sync-item.ts';
 import { runNamedSync } from './sync-named.ts';
@@ -139,7 +140,7 @@ async function handleSync(
   }
   const ctx = syncContext(deps, requireClient(client), request, 'full');
   const outcome = await withFullSyncLock(deps.pool, async () => {
-    const result = await runFullSync(ctx, { maxPages: options.maxPages });
+    const result = await runFullSync(ctx, 'blog', { maxPages: options.maxPages });
     await waitForRows(deps, request, ctx.report, FULL_WAIT_MS);
     return result;
   });
@@ -180,4 +181,7 @@ async function waitForRows(deps: AppDeps, request: FastifyRequest, report: SyncR
   } catch (error) {
     request.log.warn({ err: error }, 'site_content has not caught up with the sync yet');
   }
+  // After the rows committed, so a page view in between cannot cache the old row again.
+  const cache = pageCacheFor(deps.pool);
+  for (const { kind, slug } of report.changed) cache.invalidate(pageKey(kind, slug));
 }

@@ -30,9 +30,9 @@ export interface FullSyncOutcome {
  */
 export async function runFullSync(
   ctx: SyncContext,
-  options: { kind?: string; maxPages?: number } = {},
+  kind = 'blog',
+  options: { maxPages?: number } = {},
 ): Promise<FullSyncOutcome> {
-  const kind = options.kind ?? 'blog';
   const maxPages = options.maxPages ?? MAX_PAGES;
   const slots = new Semaphore(ITEM_CONCURRENCY);
   const pending = new Set<Promise<void>>();

@@ -51,6 +51,7 @@ export async function syncItem(ctx: SyncContext, order: number, target: SyncTarg
       now: ctx.clock(),
     });
     ctx.report.stored(order, slug, stored.updatedAt, stored.position);
+    if (stored.changed) ctx.report.changed.push({ kind, slug });
   } catch (error) {
     // The database's own message may name hosts or users: log it, answer with a plain one.
     ctx.logger.error({ err: error, slug, kind }, 'article could not be stored');

@@ -30,6 +30,8 @@ export class SyncReport {
   private readonly errors: { order: number; error: SyncError }[] = [];
   /** The furthest position appended: the response waits until site_content has passed it. */
   lastPosition?: Position;
+  /** Articles whose content changed: their cached pages are dropped once the rows show it. */
+  readonly changed: { kind: string; slug: string }[] = [];
 
   stored(order: number, slug: string, updatedAt: string, position?: Position): void {
     this.items.push({ order, slug, updatedAt });

@@ -4,6 +4,9 @@ import type { Projection } from '../src/projection/types.ts';
 /** Table names of this read model; queries and the authenticator import them from here. */
 export const API_KEYS = 'api_keys';
 
+/** Notified with the key id when a key is revoked (src/auth/revocation-listener.ts listens). */
+export const API_KEY_REVOKED_CHANNEL = 'api_key_revoked';
+
 export interface ApiKeyRow {
   key_id: string;
   organization_id: string;
@@ -69,6 +72,9 @@ export const apiKeysProjection: Projection = {
           `UPDATE ${keys} SET revoked = true, revoked_at = COALESCE(revoked_at, $2) WHERE key_id = $1`,
           [data.keyId, event.recordedAt],
         );
+        // Delivered when this transaction commits, i.e. exactly when the revocation becomes visible:
+        // every process drops the key from its cache of verified keys.
+        await tx.query('SELECT pg_notify($1, $2)', [API_KEY_REVOKED_CHANNEL, data.keyId]);
       }
     }
   },

@@ -40,7 +40,11 @@ export const columnFromRow = (row: ColumnRow): Column => ({
 
 type Data = Record<string, unknown>;
 
-async function applyOne(event: RecordedEvent, tx: { query: (q: string, v: unknown[]) => Promise<unknown> }, t: string) {
+async function applyOne(
+  event: RecordedEvent,
+  tx: { query: (q: string, v: unknown[]) => Promise<unknown> },
+  t: string,
+) {
   const data = event.data as Data;
   const revision = String(event.revision);
   switch (event.type) {

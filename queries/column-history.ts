@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { ColumnParams } from '../src/domain/tables/http.ts';
+import type { RecordedEvent } from '../src/event-store/port.ts';
 import { principalOf } from '../src/http/access-hook.ts';
 import type { RouteModule } from '../src/http/app.ts';
-import type { RecordedEvent } from '../src/event-store/port.ts';
 import { streams } from '../src/streams.ts';
 import { readColumn } from './get-column.ts';
 
@@ -11,7 +11,9 @@ const HistoryEntry = z.object({
   type: z.string(),
   at: z.string(),
   actor: z.string().nullable().describe('id of the API key that made the change'),
-  changes: z.record(z.string(), z.unknown()).describe('only the fields that changed; config only its changed keys'),
+  changes: z
+    .record(z.string(), z.unknown())
+    .describe('only the fields that changed; config only its changed keys'),
 });
 
 /** What one event of the column's stream changed, as the history shows it. */

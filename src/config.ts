@@ -22,7 +22,9 @@ export const configSchema = z.object({
   EVENTSTORE_URL: optionalString.pipe(
     z.url({ protocol: /^esdb(\+discover)?$/, error: 'expected an esdb:// URL' }).optional(),
   ),
-  CONTENT_API_URL: optionalString.pipe(z.url({ error: 'expected an http(s) URL' }).optional()),
+  CONTENT_API_URL: optionalString.pipe(
+    z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  ),
   CONTENT_API_KEY: optionalString,
   CONTENT_PROVIDER: z
     .string()
@@ -31,7 +33,9 @@ export const configSchema = z.object({
   CRON_SECRET: optionalString,
   /** Per request to the content API; each of up to three attempts gets this long. */
   CONTENT_API_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
-  SITE_URL: z.url({ error: 'expected an http(s) URL' }).default('http://localhost:3000'),
+  SITE_URL: z
+    .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })
+    .default('http://localhost:3000'),
   METRICS_TOKEN: optionalString,
   BOOTSTRAP_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   SYNC_RATE_LIMIT: z.coerce.number().int().positive().default(60),
@@ -47,12 +51,16 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const result = configSchema.safeParse(env);
+  // A blank variable counts as unset: `PORT=` must mean the default port, not port 0.
+  const given = Object.fromEntries(Object.entries(env).filter(([, v]) => v === undefined || v.trim() !== ''));
+  const result = configSchema.safeParse(given);
   if (result.success) return result.data;
   throw new ConfigError(
     result.error.issues.map((issue) => {
       const name = issue.path.join('.');
-      const shown = name in env && !/SECRET|KEY|TOKEN|DATABASE_URL/.test(name) ? ` (got "${env[name]}")` : '';
+      // Secrets are never echoed, nor URLs: they may carry a user:password.
+      const shown =
+        name in given && !/SECRET|KEY|TOKEN|PASSWORD|_URL$/.test(name) ? ` (got "${given[name]}")` : '';
       return `${name}: ${issue.message}${shown}`;
     }),
   );

@@ -1,5 +1,6 @@
 import { createAuthenticator } from './auth/authenticator.ts';
 import { ConfigError, loadConfig } from './config.ts';
+import { leaveSignalsToCaller } from './db/embedded.ts';
 import { createLogger } from './logger.ts';
 import { projections, routeModules } from './modules.ts';
 import { startService } from './service.ts';
@@ -38,5 +39,7 @@ async function shutdown(signal: string): Promise<void> {
   logger.info('stopped');
   process.exit(0);
 }
+// From here on the service stops its embedded database itself, last, after requests drain.
+leaveSignalsToCaller();
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));

@@ -4,6 +4,7 @@ import type { Config } from './config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from './db/embedded.ts';
 import { migrate } from './db/migrate.ts';
 import { createPool, type Pool } from './db/pool.ts';
+import { instrumentEventStore } from './event-store/instrumented.ts';
 import { openEventStore } from './event-store/open.ts';
 import type { EventStore } from './event-store/port.ts';
 import { type AppDeps, buildApp, type RouteModule, type ZodApp } from './http/app.ts';
@@ -46,7 +47,8 @@ export async function startService(config: Config, logger: Logger, parts: Servic
     await migrate(database.url);
     const pool = createPool(database.url);
     cleanups.unshift(() => pool.end());
-    const store: EventStore = await openEventStore(config, pool);
+    // Counted by type for /metrics (src/event-store/instrumented.ts).
+    const store: EventStore = instrumentEventStore(await openEventStore(config, pool));
     cleanups.unshift(() => store.close());
     const projections = new Projections(store, pool, parts.projections, {
       onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),

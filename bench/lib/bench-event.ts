@@ -60,6 +60,8 @@ export const APPEND_SCENARIOS: AppendScenario[] = [
 /** The shared knobs of one run, passed to the peer process as they are. */
 export interface EventStoreBenchSettings {
   seconds: number;
+  /** Every append measurement is repeated this often (ours, raw and peer interleaved); the best counts. */
+  rounds: number;
   warmupSeconds: number;
   /** Connections per pool: the same for ours, raw and the peer. */
   poolSize: number;

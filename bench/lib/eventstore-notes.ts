@@ -8,7 +8,8 @@ export const EVENT_STORE_NOTES: string[] = [
     "round trip bound it; at 16 PostgreSQL's group commit lets one flush cover many commits, until the two " +
     'cores (shared by PostgreSQL, Node and whatever else runs) are busy.',
   'Ours, one event per call: one round trip (`append_events`), but that function also runs `pg_notify`, and ' +
-    'a transaction that has notified takes a database-wide lock at commit and keeps it through its WAL flush. ' +
+    'a transaction that has notified takes one server-wide lock before it commits and keeps it through its ' +
+    'WAL flush (so that notifications queue in commit order). ' +
     'At concurrency 16 the backends spend most of their time waiting on `Lock:object` (sampled from ' +
     '`pg_stat_activity`): commits are serialised, group commit is lost, and concurrency adds little. The ' +
     'same function without the NOTIFY (subscribers woken from the appending process, one coalesced NOTIFY ' +

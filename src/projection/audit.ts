@@ -36,11 +36,23 @@ const toEntry = (r: Row): AuditEntry => ({
 export const projectionAudit = {
   async record(
     db: Pool | PoolClient,
-    entry: { projection: string; action: AuditAction; actor: string; eventId?: string | null; detail?: object },
+    entry: {
+      projection: string;
+      action: AuditAction;
+      actor: string;
+      eventId?: string | null;
+      detail?: object;
+    },
   ): Promise<void> {
     await db.query(
       'INSERT INTO projection_audit (projection, action, event_id, actor, detail) VALUES ($1, $2, $3, $4, $5)',
-      [entry.projection, entry.action, entry.eventId ?? null, entry.actor, JSON.stringify(entry.detail ?? {})],
+      [
+        entry.projection,
+        entry.action,
+        entry.eventId ?? null,
+        entry.actor,
+        JSON.stringify(entry.detail ?? {}),
+      ],
     );
   },
 

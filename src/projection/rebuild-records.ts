@@ -53,7 +53,11 @@ const sameTables = (record: RebuildRecord, projection: Projection) => {
 
 /** The `projection_rebuilds` rows: which rebuilds are under way, and into which shadow tables. */
 export const rebuildRecords = {
-  async get(db: Pool | PoolClient, projection: string, forUpdate = false): Promise<RebuildRecord | undefined> {
+  async get(
+    db: Pool | PoolClient,
+    projection: string,
+    forUpdate = false,
+  ): Promise<RebuildRecord | undefined> {
     const { rows } = await db.query<Row>(
       `SELECT * FROM projection_rebuilds WHERE projection = $1${forUpdate ? ' FOR UPDATE' : ''}`,
       [projection],

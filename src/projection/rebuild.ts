@@ -4,8 +4,8 @@ import { inTransaction } from '../db/pool.ts';
 import type { EventStore, Position, RecordedEvent } from '../event-store/port.ts';
 import { comparePositions, START } from '../event-store/port.ts';
 import { projectionAudit } from './audit.ts';
-import { advisoryLockHeld, lockKeys } from './locks.ts';
 import { checkpoints } from './checkpoints.ts';
+import { advisoryLockHeld, lockKeys } from './locks.ts';
 import { rebuildCheckpointName, rebuildRecords } from './rebuild-records.ts';
 import { promoteShadow } from './shadow-tables.ts';
 import type { Projection } from './types.ts';
@@ -49,7 +49,8 @@ export interface RebuildOptions {
   batchSize?: number;
   /** Stops after the batch in flight; the next run resumes from the rebuild's checkpoint. */
   signal?: AbortSignal;
-  onProgress?: (progress: RebuildProgress) => void;
+  /** Called after each batch and at each phase; a returned promise is waited for (e.g. to let a test act before the swap). */
+  onProgress?: (progress: RebuildProgress) => void | Promise<void>;
   /** How long the swap waits for a table lock (readers, the live runner) before it backs off and retries. */
   swapLockTimeoutMs?: number;
 }
@@ -88,8 +89,8 @@ export async function rebuildProjection(
     const worker = new RebuildWorker(store, pool, projection, record.tables, options);
     const from = (await checkpoints.get(pool, rebuildCheckpointName(projection.name)))?.position ?? START;
     const total = await countEventsAfter(store, pool, from);
-    const progress = (phase: RebuildProgress['phase']) =>
-      options.onProgress?.({
+    const progress = async (phase: RebuildProgress['phase']) =>
+      await options.onProgress?.({
         projection: projection.name,
         version: projection.version,
         phase,
@@ -97,7 +98,7 @@ export async function rebuildProjection(
         total,
         resumed,
       });
-    progress('building');
+    await progress('building');
     for (let attempt = 1; ; attempt++) {
       const caughtUp = await worker.build(from, () => progress('building'));
       const result = {
@@ -107,14 +108,16 @@ export async function rebuildProjection(
         processed: worker.processed,
       };
       const elapsed = () => (performance.now() - started) / 1000;
-      if (!caughtUp) return { ...result, outcome: 'interrupted', position: worker.position, seconds: elapsed() };
-      progress('swapping');
+      if (!caughtUp)
+        return { ...result, outcome: 'interrupted', position: worker.position, seconds: elapsed() };
+      await progress('swapping');
       const swapped = await worker.swap(record.reason, record.actor, started);
       if (swapped) {
-        progress('swapped');
+        await progress('swapped');
         return { ...result, outcome: 'swapped', position: worker.position, seconds: elapsed() };
       }
-      if (attempt >= SWAP_ATTEMPTS) throw new Error(`could not take the table locks to swap ${projection.name}`);
+      if (attempt >= SWAP_ATTEMPTS)
+        throw new Error(`could not take the table locks to swap ${projection.name}`);
     }
   } finally {
     await lock.end().catch(() => {});
@@ -181,7 +184,7 @@ class RebuildWorker {
    * Pages through the log into the shadow tables, reading the next page while the current one is applied.
    * True once a page comes back short (caught up); false when interrupted.
    */
-  async build(from: Position, onBatch: () => void): Promise<boolean> {
+  async build(from: Position, onBatch: () => Promise<void>): Promise<boolean> {
     const stored = await checkpoints.get(this.pool, this.checkpointName);
     this.position = stored?.position ?? from;
     let page = await this.store.readAll({ from: this.position, limit: this.batchSize });
@@ -190,11 +193,13 @@ class RebuildWorker {
       if (page.length === 0) return true;
       const last = page[page.length - 1]!.position;
       const next =
-        page.length === this.batchSize ? this.store.readAll({ from: last, limit: this.batchSize }) : undefined;
+        page.length === this.batchSize
+          ? this.store.readAll({ from: last, limit: this.batchSize })
+          : undefined;
       // A rejected prefetch must not go unhandled while the batch is applied; it is awaited below.
       next?.catch(() => {});
       await this.applyBatch(page);
-      onBatch();
+      await onBatch();
       if (!next) return true;
       page = await next;
     }
@@ -236,7 +241,10 @@ class RebuildWorker {
 
   private async fail(event: RecordedEvent, error: unknown): Promise<RebuildFailedError> {
     const reason = error instanceof Error ? error.message : String(error);
-    await checkpoints.setState(this.pool, this.checkpointName, 'failed', { message: reason, eventId: event.id });
+    await checkpoints.setState(this.pool, this.checkpointName, 'failed', {
+      message: reason,
+      eventId: event.id,
+    });
     return new RebuildFailedError(this.projection.name, event.id, reason);
   }
 
@@ -249,7 +257,7 @@ class RebuildWorker {
     const name = this.projection.name;
     try {
       await inTransaction(this.pool, async (tx) => {
-        await tx.query(`SET LOCAL lock_timeout = ${Math.round(this.options.swapLockTimeoutMs ?? 5000)}`);
+        await tx.query(`SET LOCAL lock_timeout = ${Math.round(this.options.swapLockTimeoutMs ?? 3000)}`);
         await tx.query(
           'INSERT INTO projection_checkpoints (name, version) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
           [name, this.projection.version],
@@ -261,7 +269,8 @@ class RebuildWorker {
         const { position, applied } = await this.catchUpInside(tx, rebuild.position, live.position);
         // The live runner's start-up creates missing tables under this lock: keep out of its way.
         await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKeys.ddl(name)]);
-        for (const [logical, shadow] of Object.entries(this.shadows)) await promoteShadow(tx, logical, shadow);
+        for (const [logical, shadow] of Object.entries(this.shadows))
+          await promoteShadow(tx, logical, shadow);
         await tx.query(
           `UPDATE projection_checkpoints
            SET version = $2, commit_position = $3, prepare_position = $4, events_applied = $5,

@@ -24,7 +24,8 @@ export async function retryProjection(
   return inTransaction(pool, async (tx) => {
     const row = await checkpoints.get(tx, name, true);
     if (!row) throw new ProjectionAdminError(`projection ${name} has no checkpoint (never started)`);
-    if (row.state !== 'failed') throw new ProjectionAdminError(`projection ${name} is not failed (${row.state})`);
+    if (row.state !== 'failed')
+      throw new ProjectionAdminError(`projection ${name} is not failed (${row.state})`);
     await tx.query(
       `UPDATE projection_checkpoints SET state = 'catching_up', last_error = NULL, failed_event_id = NULL,
          updated_at = now() WHERE name = $1`,
@@ -79,7 +80,8 @@ export async function skipEvent(
     );
   const events = await eventsUpTo(store, before.position, eventId);
   const event = events?.at(-1);
-  if (!events || !event) throw new ProjectionAdminError(`event ${eventId} is not just after ${name}'s checkpoint`);
+  if (!events || !event)
+    throw new ProjectionAdminError(`event ${eventId} is not just after ${name}'s checkpoint`);
   // Moving the checkpoint must not pass any other event this projection would have applied.
   const passed = events.slice(0, -1).filter((e) => projection.handles.includes(e.type));
   if (passed.length > 0)

@@ -14,7 +14,10 @@ export function quoteIdent(name: string): string {
  */
 export function shadowTablesFor(projection: Projection, suffix: string): ShadowTables {
   return Object.fromEntries(
-    Object.keys(projection.tables).map((logical) => [logical, `${logical}__r${projection.version}_${suffix}`]),
+    Object.keys(projection.tables).map((logical) => [
+      logical,
+      `${logical}__r${projection.version}_${suffix}`,
+    ]),
   );
 }
 
@@ -68,7 +71,9 @@ export async function promoteShadow(tx: PoolClient, logical: string, shadow: str
     // A name still taken (by an unrelated relation) keeps the shadow's name rather than fail the swap.
     const { rows: taken } = await tx.query('SELECT to_regclass($1) AS t', [quoteIdent(to)]);
     if (taken[0].t !== null) continue;
-    await tx.query(`ALTER ${kind === 'S' ? 'SEQUENCE' : 'INDEX'} ${quoteIdent(name)} RENAME TO ${quoteIdent(to)}`);
+    await tx.query(
+      `ALTER ${kind === 'S' ? 'SEQUENCE' : 'INDEX'} ${quoteIdent(name)} RENAME TO ${quoteIdent(to)}`,
+    );
   }
   const { rows: constraints } = await tx.query<{ name: string }>(
     `SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype IN ('c', 'f')`,

@@ -100,7 +100,9 @@ export async function projectionReports(
   for (const projection of projections) {
     const row = rows.get(projection.name);
     const record = rebuilds.get(projection.name);
-    const lag = row ? await lagOf(store, pool, row.position, head) : { events: 0, atLeast: false, seconds: 0 };
+    const lag = row
+      ? await lagOf(store, pool, row.position, head)
+      : { events: 0, atLeast: false, seconds: 0 };
     let rebuild: RebuildReport | null = null;
     if (record) {
       const rb = rows.get(rebuildCheckpointName(projection.name));
@@ -130,7 +132,10 @@ export async function projectionReports(
       lastError: row?.lastError ?? null,
       failedEventId: row?.failedEventId ?? null,
       rebuild,
-      audit: await projectionAudit.recent(pool, projection.name, options.auditLimit ?? 3),
+      audit:
+        options.auditLimit === 0
+          ? []
+          : await projectionAudit.recent(pool, projection.name, options.auditLimit ?? 3),
     });
   }
   return reports;

@@ -41,6 +41,16 @@ export const siteContent = {
     return rows[0];
   },
 
+  /** Just enough to tell whether a cached page is still current: no HTML, no JSON. */
+  async contentHash(pool: Pool, kind: string, slug: string): Promise<string | undefined> {
+    const { rows } = await pool.query<{ content_hash: string }>({
+      name: 'site-content-hash',
+      text: `SELECT content_hash FROM ${SITE_CONTENT} WHERE kind = $1 AND slug = $2`,
+      values: [kind, slug],
+    });
+    return rows[0]?.content_hash;
+  },
+
   async page(pool: Pool, kind: string, limit: number, offset: number): Promise<SiteArticleSummary[]> {
     const { rows } = await pool.query<SiteArticleSummary>(
       `SELECT ${SUMMARY} FROM ${SITE_CONTENT} WHERE kind = $1 ORDER BY ${NEWEST_FIRST} LIMIT $2 OFFSET $3`,

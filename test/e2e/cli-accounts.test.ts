@@ -177,6 +177,7 @@ test('an API error prints its problem detail and exits 1', async (ctx) => {
 
 test('usage errors exit 2: an unknown command, a missing flag, an unknown scope, no key at all', async (ctx) => {
   assert.is((await stk(ctx, ['frobnicate'])).code, 2);
+  assert.is((await stk(ctx, ['whoami', 'stray-argument'])).code, 2);
   assert.is((await stk(ctx, ['keys', 'create', '--scope', 'tables:read'])).code, 2);
   assert.is((await stk(ctx, ['keys', 'create', '--name', 'n', '--scope', 'bogus:scope'])).code, 2);
   const noKey = await stk({ ...ctx, config: join(ctx.dir, 'empty.json') }, ['whoami']);

@@ -30,7 +30,10 @@ test.before.each(async (ctx) => {
   poisonSwitch.armed = true;
   ctx.db = await freshDatabase();
   ctx.store = new PostgresEventStore(ctx.db.pool);
-  ctx.projections = new Projections(ctx.store, ctx.db.pool, [projection], { repairPollMs: 20, batchSize: 25 });
+  ctx.projections = new Projections(ctx.store, ctx.db.pool, [projection], {
+    repairPollMs: 20,
+    batchSize: 25,
+  });
   await ctx.projections.start();
 });
 
@@ -96,7 +99,8 @@ test('retry while the cause remains stops at the same event again', async (ctx) 
   const eventId = await injectPoison(ctx);
   await retryProjection(ctx.db.pool, 'ops_notes', 'alice');
   await until(
-    async () => (await projectionAudit.recent(ctx.db.pool, 'ops_notes', 1)).length === 1 &&
+    async () =>
+      (await projectionAudit.recent(ctx.db.pool, 'ops_notes', 1)).length === 1 &&
       (await checkpoints.get(ctx.db.pool, 'ops_notes'))?.state === 'failed',
     'the projection to fail again',
   );

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { comparePositions } from '../../src/event-store/port.ts';
 import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { projectionAudit } from '../../src/projection/audit.ts';
 import { checkpoints } from '../../src/projection/checkpoints.ts';
@@ -8,7 +9,13 @@ import { RebuildBusyError, rebuildProjection } from '../../src/projection/rebuil
 import { rebuildRecords } from '../../src/projection/rebuild-records.ts';
 import { projectionReports } from '../../src/projection/status-admin.ts';
 import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
-import { freshBuild, notesProjection, snapshotNotes, until, writeNotes } from '../support/rebuild-fixtures.ts';
+import {
+  freshBuild,
+  notesProjection,
+  snapshotNotes,
+  until,
+  writeNotes,
+} from '../support/rebuild-fixtures.ts';
 
 interface Ctx {
   db: TestDatabase;
@@ -57,8 +64,17 @@ test('a rebuild while the live runner follows writes swaps in tables equal to a 
   const result = await rebuildProjection(ctx.store, ctx.db.pool, projection, {
     actor: 'test',
     batchSize: 64,
-    onProgress: (p) => {
-      if (phases.at(-1) !== p.phase) phases.push(p.phase);
+    onProgress: async (p) => {
+      if (phases.at(-1) === p.phase) return;
+      phases.push(p.phase);
+      if (p.phase !== 'swapping') return;
+      // The live runner gets ahead of the shadow: the swap must apply the difference in its transaction.
+      await writeNotes(ctx.store, 15, { seed: 'race-' });
+      const target = await ctx.store.head();
+      await until(
+        async () => comparePositions((await checkpoints.get(ctx.db.pool, 'ops_notes'))!.position, target) >= 0,
+        'the live runner to pass the shadow',
+      );
     },
   });
   writing = false;
@@ -90,7 +106,10 @@ test('a second rebuild after a swap does not collide with the names the first le
   const projection = notesProjection();
   await writeNotes(ctx.store, 120);
   for (let i = 0; i < 2; i++) {
-    const result = await rebuildProjection(ctx.store, ctx.db.pool, projection, { actor: 'test', batchSize: 50 });
+    const result = await rebuildProjection(ctx.store, ctx.db.pool, projection, {
+      actor: 'test',
+      batchSize: 50,
+    });
     assert.is(result.outcome, 'swapped');
   }
   assert.equal(await snapshotNotes(ctx.db.pool), await freshBuild(ctx.store, ctx.db.pool, projection));
@@ -117,7 +136,10 @@ test('an interrupted rebuild resumes from its own checkpoint and finishes equal'
   const statusBetween = await projectionReports(ctx.store, ctx.db.pool, [projection]);
   assert.is(statusBetween[0]?.rebuild?.active, false);
   assert.is(statusBetween[0]?.rebuild?.lag.events, 300 - first.processed);
-  const second = await rebuildProjection(ctx.store, ctx.db.pool, projection, { actor: 'test', batchSize: 40 });
+  const second = await rebuildProjection(ctx.store, ctx.db.pool, projection, {
+    actor: 'test',
+    batchSize: 40,
+  });
   assert.is(second.outcome, 'swapped');
   assert.ok(second.resumed);
   assert.is(second.processed, 300 - first.processed);
@@ -166,7 +188,12 @@ test('a version bump rebuilds at start-up; the old tables serve, untouched, unti
   assert.is(lengths.rows[0].n, 0);
   const [entry] = await projectionAudit.recent(ctx.db.pool, 'ops_notes', 1);
   assert.equal(
-    { action: entry?.action, actor: entry?.actor, from: entry?.detail.fromVersion, to: entry?.detail.toVersion },
+    {
+      action: entry?.action,
+      actor: entry?.actor,
+      from: entry?.detail.fromVersion,
+      to: entry?.detail.toVersion,
+    },
     { action: 'rebuild', actor: 'system:startup', from: 1, to: 2 },
   );
 });

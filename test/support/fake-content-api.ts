@@ -14,8 +14,8 @@ export type ListShape = 'bare' | 'posts' | 'data' | 'items' | 'articles' | 'resu
 export type ArticleShape = 'bare' | 'post' | 'article' | 'data';
 /** normal: offset/limit honoured; repeat: every offset answers the first page; endless: never a short page. */
 export type Pagination = 'normal' | 'repeat' | 'endless';
-/** Which requests a scripted failure applies to: list pages, any detail, or one slug's detail. */
-export type Target = 'list' | 'detail' | { slug: string };
+/** Which requests a scripted failure applies to: list pages (or one offset's), any detail, or one slug's. */
+export type Target = 'list' | 'detail' | { slug: string } | { listOffset: number };
 
 export interface FakeBehaviour {
   delayMs: number;
@@ -138,10 +138,12 @@ export class FakeContentApi {
     return entry;
   }
 
-  private takeScripted(target: 'list' | 'detail', slug?: string): Scripted | undefined {
-    const found = this.scripted.find(
-      (s) => s.target === target || (typeof s.target === 'object' && target === 'detail' && s.target.slug === slug),
-    );
+  private takeScripted(target: 'list' | 'detail', slug?: string, offset?: number): Scripted | undefined {
+    const matches = (t: Target) =>
+      t === target ||
+      (typeof t === 'object' && 'slug' in t && target === 'detail' && t.slug === slug) ||
+      (typeof t === 'object' && 'listOffset' in t && target === 'list' && t.listOffset === offset);
+    const found = this.scripted.find((s) => matches(s.target));
     if (!found) return undefined;
     if (--found.times <= 0) this.scripted = this.scripted.filter((s) => s !== found);
     return found;
@@ -162,11 +164,12 @@ export class FakeContentApi {
     const slug = detail ? decodeURIComponent(detail[1]!) : undefined;
     if (detail) this.maxConcurrentDetails = Math.max(this.maxConcurrentDetails, ++this.inFlight);
     try {
-      const scripted = this.takeScripted(detail ? 'detail' : 'list', slug);
+      const offset = Number(url.searchParams.get('offset') ?? 0) || 0;
+      const scripted = this.takeScripted(detail ? 'detail' : 'list', slug, offset);
       if (scripted?.kind === 'hang') return await new Promise<void>((resolve) => res.once('close', resolve));
       if (this.behaviour.delayMs > 0) await new Promise((r) => setTimeout(r, this.behaviour.delayMs));
       if (scripted) {
-        const headers = scripted.retryAfter ? { 'retry-after': scripted.retryAfter } : {};
+        const headers: Record<string, string> = scripted.retryAfter ? { 'retry-after': scripted.retryAfter } : {};
         return send(res, scripted.status ?? 500, '{"error":"scripted failure"}', headers);
       }
       if (slug !== undefined) return this.sendArticle(res, slug);

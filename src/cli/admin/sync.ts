@@ -76,7 +76,9 @@ export function registerSyncCommands(admin: Command): void {
         else {
           out(`synced ${response.synced} article(s), ${response.errors.length} error(s)`);
           for (const e of response.errors)
-            out(`  ${e.kind}/${e.slug || '(list)'}: ${e.code}: ${e.message}${e.status ? ` (${e.status})` : ''}`);
+            out(
+              `  ${e.kind}/${e.slug || '(list)'}: ${e.code}: ${e.message}${e.status ? ` (${e.status})` : ''}`,
+            );
         }
         if (!(await advisoryLockHeld(ctx.pool, lockKeys.runner(SITE_CONTENT_PROJECTION))))
           process.stderr.write(

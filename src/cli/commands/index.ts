@@ -1,9 +1,17 @@
 import type { Command } from 'commander';
 import { registerAccountCommands } from './account.ts';
 import { registerAdminCommands } from './admin.ts';
+import { registerColumnCommands } from './columns.ts';
 import { registerKeyCommands } from './keys.ts';
+import { registerTableCommands } from './tables.ts';
 
 /** Each area of the CLI registers its subcommands on the program. */
 export type CommandModule = (program: Command) => void;
 
-export const commandModules: CommandModule[] = [registerAccountCommands, registerKeyCommands, registerAdminCommands];
+export const commandModules: CommandModule[] = [
+  registerAccountCommands,
+  registerKeyCommands,
+  registerAdminCommands,
+  registerTableCommands,
+  registerColumnCommands,
+];

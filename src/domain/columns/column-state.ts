@@ -1,6 +1,8 @@
-import type { ColumnEvent } from './events.ts';
-import type { Column } from './fields.ts';
 import { mergeConfig } from './config-merge.ts';
+import type { ColumnEvent } from './events.ts';
+// Loading a stream's state registers its event types (validated on append and on read).
+import './events.ts';
+import type { Column } from './fields.ts';
 
 export interface ColumnState {
   /** Undefined until ColumnCreated. Whether the column still belongs to its table is the table stream's say. */

@@ -20,7 +20,10 @@ export const ConfigCreateSchema = z
   .describe(`${PROVIDER_DOC}.`);
 
 export const ConfigPatchSchema = z
-  .object({ provider: providerName.nullable().optional(), runCondition: RunConditionSchema.nullable().optional() })
+  .object({
+    provider: providerName.nullable().optional(),
+    runCondition: RunConditionSchema.nullable().optional(),
+  })
   .catchall(z.unknown())
   .describe(
     `${PROVIDER_DOC}, after merging: merged one level deep, a key present replaces the stored value ` +
@@ -38,7 +41,9 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 export async function boundRunConditions(request: FastifyRequest): Promise<void> {
   const config = isObject(request.body) ? request.body.config : undefined;
   if (!isObject(config)) return;
-  const slots: { path: PropertyKey[]; node: unknown }[] = [{ path: ['config', 'runCondition'], node: config.runCondition }];
+  const slots: { path: PropertyKey[]; node: unknown }[] = [
+    { path: ['config', 'runCondition'], node: config.runCondition },
+  ];
   if (Array.isArray(config.routes)) {
     config.routes.forEach((r, i) => {
       if (isObject(r)) slots.push({ path: ['config', 'routes', i, 'condition'], node: r.condition });
@@ -50,7 +55,9 @@ export async function boundRunConditions(request: FastifyRequest): Promise<void>
     if (message) errors.push({ path: formatPath(path), message });
   }
   if (errors.length > 0) {
-    throw new AppError('validation_failed', `Invalid body: ${errors.map((e) => e.path).join(', ')}`, { errors });
+    throw new AppError('validation_failed', `Invalid body: ${errors.map((e) => e.path).join(', ')}`, {
+      errors,
+    });
   }
 }
 

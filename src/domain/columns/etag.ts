@@ -16,7 +16,6 @@ export function ifMatchRevision(header: string | undefined): bigint | undefined 
   const revisions = tags
     .map((t) => /^"(\d{1,19})"$/.exec(t)?.[1])
     .filter((r): r is string => r !== undefined);
-  // Several tags: this service can only honour one expected revision; the newest stands for the list.
-  if (revisions.length === 0) return 'stale';
-  return revisions.map(BigInt).reduce((a, b) => (a > b ? a : b));
+  // A client holds one column version; should several be listed, the first one is the one checked.
+  return revisions[0] === undefined ? 'stale' : BigInt(revisions[0]);
 }

@@ -108,7 +108,8 @@ export function checkOperatorValues(operator: string, node: Record<string, unkno
       case 'list':
         if (!Array.isArray(v)) refuse(field, `${operator} needs an array`);
         else if (v.length === 0) refuse(field, `${operator} needs at least one value`);
-        else if (v.length > MAX_LIST_VALUES) refuse(field, `${operator} takes at most ${MAX_LIST_VALUES} values`);
+        else if (v.length > MAX_LIST_VALUES)
+          refuse(field, `${operator} takes at most ${MAX_LIST_VALUES} values`);
         else if (!v.every(isScalar)) refuse(field, `${operator} takes strings, numbers or booleans`);
         break;
     }

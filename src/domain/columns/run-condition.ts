@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { checkOperatorValues, describeOperators, OPERATOR_RULES, OPERATORS, type Operator } from './operators.ts';
+import {
+  checkOperatorValues,
+  describeOperators,
+  OPERATOR_RULES,
+  OPERATORS,
+  type Operator,
+} from './operators.ts';
 import type { ColumnRef } from './references.ts';
 
 export const MISSING_POLICIES = ['unknown', 'true', 'false'] as const;
@@ -68,7 +74,11 @@ const Leaf = z
   .superRefine(
     (node, ctx) => {
       if (node.columnKey === undefined && node.columnId === undefined) {
-        ctx.addIssue({ code: 'custom', path: ['columnKey'], message: 'a condition needs columnKey or columnId' });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['columnKey'],
+          message: 'a condition needs columnKey or columnId',
+        });
       }
       for (const issue of checkOperatorValues(String(node.operator), node)) {
         ctx.addIssue({ code: 'custom', path: [issue.field], message: issue.message });
@@ -118,7 +128,8 @@ export function runConditionBounds(root: unknown): string | undefined {
     nodes++;
     if (depth > MAX_DEPTH) return `a run condition may nest at most ${MAX_DEPTH} levels`;
     if (nodes > MAX_NODES) return `a run condition may hold at most ${MAX_NODES} nodes`;
-    if (Array.isArray(node.children)) for (const child of node.children) stack.push({ node: child, depth: depth + 1 });
+    if (Array.isArray(node.children))
+      for (const child of node.children) stack.push({ node: child, depth: depth + 1 });
   }
   return undefined;
 }
@@ -128,7 +139,9 @@ export function runConditionRefs(node: RunCondition, path: PropertyKey[]): Colum
   if (node.type === 'condition') {
     // Both given: one reference, and the checker requires that they name the same column.
     const at = [...path, node.columnId !== undefined ? 'columnId' : 'columnKey'];
-    return [{ path: at, key: node.columnKey, id: node.columnId, mustExist: true, mustBeJson: !!node.jsonPath }];
+    return [
+      { path: at, key: node.columnKey, id: node.columnId, mustExist: true, mustBeJson: !!node.jsonPath },
+    ];
   }
   return node.children.flatMap((child, i) => runConditionRefs(child, [...path, 'children', i]));
 }

@@ -1,10 +1,10 @@
+import { TABLES } from '../../../projections/tables.ts';
 import type { Principal } from '../../auth/scopes.ts';
 import { loadState } from '../../command.ts';
 import type { Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { EventStore } from '../../event-store/port.ts';
 import { streams } from '../../streams.ts';
-import { TABLES } from '../../../projections/tables.ts';
 import type { TableEvent } from './events.ts';
 import { isColumnId, isTableId } from './ids.ts';
 import { evolveTable, initialTableState, type TableColumn, type TableState } from './table-state.ts';

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { EventMetadata, Position } from '../../event-store/port.ts';
-import type { AppDeps } from '../../http/app.ts';
 import { principalOf } from '../../http/access-hook.ts';
+import type { AppDeps } from '../../http/app.ts';
 
 // Ids are checked for their form in the handlers: a malformed id names nothing and answers 404, not 400.
 export const TableParams = z.object({ tableId: z.string().max(200) });

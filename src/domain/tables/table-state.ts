@@ -1,6 +1,8 @@
 import type { ColumnKind, DataType } from '../columns/fields.ts';
 import type { ColumnMember } from '../columns/references.ts';
 import type { TableEvent } from './events.ts';
+// Loading a stream's state registers its event types (validated on append and on read).
+import './events.ts';
 
 export interface TableColumn {
   id: string;

@@ -17,6 +17,8 @@ import {
 } from './grpc.ts';
 import type { Expected, LogPosition, ProposedEvent, StoredEvent } from './log.ts';
 
+const UUID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** What the server sends as the position of an event read from a stream: the index has none. */
 const NO_POSITION = '18446744073709551615';
 
@@ -48,7 +50,8 @@ export function proposedFromMessage(message: AppendReqMessage): ProposedEvent {
   if (!contentType) throw new Error('Required metadata property "content-type" is missing');
   const id = proposed.getId();
   const idString = id?.hasString() ? id.getString() : undefined;
-  if (!idString) throw new Error('expected the event id as a string');
+  // The server parses the id as a Guid and refuses the append when it is not one.
+  if (!idString || !UUID_FORMAT.test(idString)) throw new Error(`event id "${idString}" is not a uuid`);
   return {
     id: idString,
     type,

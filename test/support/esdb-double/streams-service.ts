@@ -76,7 +76,8 @@ export function streamsService(log: TransactionLog) {
 
     read(call: ReadCall) {
       const options = call.request.getOptions();
-      if (!options) return call.destroy(unimplemented('a read without options'));
+      // An 'error' event is how a grpc-js server stream ends with a status; destroy() would send none.
+      if (!options) return void call.emit('error', unimplemented('a read without options'));
       const run = options.hasSubscription()
         ? options.hasAll()
           ? subscribeAll(log, call, options)
@@ -86,7 +87,7 @@ export function streamsService(log: TransactionLog) {
           : readStream(log, call, options);
       run.then(
         () => call.end(),
-        (error: Error) => call.destroy(error),
+        (error: Error) => call.emit('error', error),
       );
     },
   };

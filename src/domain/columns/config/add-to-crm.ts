@@ -16,7 +16,12 @@ const LeadSource = z
   .strictObject({
     kind: z.enum(['row', 'array']),
     sourceColumn: columnKeyRef.optional().describe('JSON column key of an array source'),
-    sourceArrayPath: z.string().min(1).max(500).optional().describe('array path inside sourceColumn, commonly items'),
+    sourceArrayPath: z
+      .string()
+      .min(1)
+      .max(500)
+      .optional()
+      .describe('array path inside sourceColumn, commonly items'),
     template: Template.optional(),
   })
   .superRefine((source, ctx) => {
@@ -52,7 +57,11 @@ type Mappings = z.output<typeof FieldMappings>;
 const SPECIAL = new Set(['emailAddresses', 'phoneNumbers', 'common', 'leadSources']);
 
 /** A template value names a row column (`key` or `key.path`), or an array item in an array source. */
-function templateValueRefs(template: Record<string, string> | undefined, path: PropertyKey[], inArray: boolean) {
+function templateValueRefs(
+  template: Record<string, string> | undefined,
+  path: PropertyKey[],
+  inArray: boolean,
+) {
   return Object.entries(template ?? {}).flatMap(([field, value]): ColumnRef[] => {
     if (inArray && (value === ARRAY_ITEM || value.startsWith(`${ARRAY_ITEM}.`))) return [];
     return [{ path: [...path, field], key: value.split('.')[0], mustExist: true }];
@@ -67,7 +76,12 @@ function mappingRefs(m: Mappings): ColumnRef[] {
   // A structured (JSON) source has no single value to take: it needs an explicit path.
   const sources = (name: 'emailAddresses' | 'phoneNumbers') =>
     (m[name] ?? []).map(
-      (s, i): ColumnRef => ({ path: at(name, i, 'column'), key: s.column, mustExist: true, jsonNeedsPath: !s.path }),
+      (s, i): ColumnRef => ({
+        path: at(name, i, 'column'),
+        key: s.column,
+        mustExist: true,
+        jsonNeedsPath: !s.path,
+      }),
     );
   return [
     ...direct,
@@ -76,7 +90,14 @@ function mappingRefs(m: Mappings): ColumnRef[] {
     ...templateValueRefs(m.common, at('common'), false),
     ...(m.leadSources ?? []).flatMap((s, i) => [
       ...(s.sourceColumn !== undefined
-        ? [{ path: at('leadSources', i, 'sourceColumn'), key: s.sourceColumn, mustExist: true, mustBeJson: true }]
+        ? [
+            {
+              path: at('leadSources', i, 'sourceColumn'),
+              key: s.sourceColumn,
+              mustExist: true,
+              mustBeJson: true,
+            },
+          ]
         : []),
       ...templateValueRefs(s.template, at('leadSources', i, 'template'), s.kind === 'array'),
     ]),
@@ -89,7 +110,9 @@ export const addToCrm: ProviderSpec = {
     const config = raw as CrmConfig;
     return [
       ...(config.fieldMappings ? mappingRefs(config.fieldMappings) : []),
-      ...(config.sourceColumns ?? []).map((key, i): ColumnRef => ({ path: ['sourceColumns', i], key, mustExist: true })),
+      ...(config.sourceColumns ?? []).map(
+        (key, i): ColumnRef => ({ path: ['sourceColumns', i], key, mustExist: true }),
+      ),
     ];
   },
 };

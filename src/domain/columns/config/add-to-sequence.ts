@@ -21,7 +21,11 @@ const AssignmentRoute = z.strictObject({
 export const AddToSequenceConfigSchema = z
   .strictObject({
     provider: z.literal('add_to_sequence'),
-    sequenceId: z.string().min(1).max(200).describe('target sequence; must be ACTIVE and linked to this table'),
+    sequenceId: z
+      .string()
+      .min(1)
+      .max(200)
+      .describe('target sequence; must be ACTIVE and linked to this table'),
     sourceLeadColumn: columnKeyRef.describe('key of the add_to_crm or lead_finder column holding lead ids'),
     assignedToUserId: z.string().min(1).max(200).optional(),
     skipActiveSequenceConflicts: z.boolean().optional(),

@@ -24,7 +24,10 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 function specFor(config: Config): ProviderSpec {
   const provider = config.provider;
-  return (typeof provider === 'string' && Object.hasOwn(PROVIDERS, provider) && PROVIDERS[provider]) || openProvider;
+  return (
+    (typeof provider === 'string' && Object.hasOwn(PROVIDERS, provider) && PROVIDERS[provider]) ||
+    openProvider
+  );
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: FieldError[] };
@@ -57,12 +60,18 @@ function checkRef(ref: ColumnRef, columns: readonly ColumnMember[]): ConfigIssue
   const column =
     ref.id !== undefined ? columns.find((c) => c.id === ref.id) : columns.find((c) => c.key === ref.key);
   const named = ref.id !== undefined ? `id ${ref.id}` : `key ${ref.key}`;
-  if (!column) return ref.mustExist ? { path: ref.path, message: `names no column of this table (${named})` } : undefined;
+  if (!column)
+    return ref.mustExist
+      ? { path: ref.path, message: `names no column of this table (${named})` }
+      : undefined;
   if (ref.id !== undefined && ref.key !== undefined && column.key !== ref.key) {
     return { path: ref.path, message: `columnKey ${ref.key} and columnId ${ref.id} name different columns` };
   }
   if (ref.mustBeJson && column.dataType !== 'json') {
-    return { path: ref.path, message: `column ${column.key} does not hold JSON (dataType ${column.dataType})` };
+    return {
+      path: ref.path,
+      message: `column ${column.key} does not hold JSON (dataType ${column.dataType})`,
+    };
   }
   if (ref.jsonNeedsPath && column.dataType === 'json') {
     return { path: ref.path, message: `column ${column.key} holds JSON: give a path inside it` };
@@ -76,7 +85,8 @@ function checkRef(ref: ColumnRef, columns: readonly ColumnMember[]): ConfigIssue
  * as timeoutSeconds written in) or every offending path.
  */
 export function validateColumnConfig(input: unknown, ctx: ConfigContext): ConfigResult {
-  if (!isObject(input)) return { ok: false, errors: [{ path: 'config', message: 'config must be an object' }] };
+  if (!isObject(input))
+    return { ok: false, errors: [{ path: 'config', message: 'config must be an object' }] };
   // Bounds first: the schema below recurses, so a hostile nesting must not reach it.
   const tooBig = conditionSlots(input).flatMap(({ path, node }) => {
     const message = runConditionBounds(node);
@@ -87,7 +97,13 @@ export function validateColumnConfig(input: unknown, ctx: ConfigContext): Config
   const spec = specFor(input);
   const parsed = spec.schema.safeParse(input);
   if (!parsed.success) {
-    return { ok: false, errors: parsed.error.issues.map((i) => toField({ path: i.path, message: i.message })) };
+    // An unknown key is named by its own path (config.retries), not by the object holding it.
+    const issues = parsed.error.issues.flatMap((i): ConfigIssue[] =>
+      i.code === 'unrecognized_keys'
+        ? i.keys.map((key) => ({ path: [...i.path, key], message: 'unknown key for this provider' }))
+        : [{ path: i.path, message: i.message }],
+    );
+    return { ok: false, errors: issues.map(toField) };
   }
   // Through JSON: absent optional keys vanish instead of lingering as undefined.
   const config = JSON.parse(JSON.stringify(parsed.data)) as Config;

@@ -12,7 +12,11 @@ export const LlmConfigSchema = z
     mode: z.string().min(1).max(100).optional().describe('e.g. basic'),
     promptSource: z.string().min(1).max(100).optional().describe('e.g. generated'),
     llmLane: z.string().min(1).max(100).optional().describe('e.g. very_fast'),
-    prompt: z.string().max(100_000).optional().describe('prompt template; {{column_key}} inserts a row value'),
+    prompt: z
+      .string()
+      .max(100_000)
+      .optional()
+      .describe('prompt template; {{column_key}} inserts a row value'),
     model: z.string().min(1).max(200).optional(),
     runCondition,
   })

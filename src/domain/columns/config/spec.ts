@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { RunConditionSchema } from '../run-condition.ts';
 import type { ColumnMember, ColumnRef } from '../references.ts';
+import { RunConditionSchema } from '../run-condition.ts';
 
 /** What config validation knows about the world; gathered by the command handler before deciding. */
 export interface ConfigContext {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ColumnRef } from '../references.ts';
-import { RunConditionSchema, runConditionRefs, type RunCondition } from '../run-condition.ts';
+import { type RunCondition, RunConditionSchema, runConditionRefs } from '../run-condition.ts';
 import { type Config, type ConfigIssue, columnKeyRef, type ProviderSpec, runCondition } from './spec.ts';
 
 export const DEFAULT_LIST_PATH = 'items';
@@ -25,7 +25,12 @@ const ColumnMapping = z
 const listFields = {
   syncMode: z.enum(['row', 'list']).optional(),
   syncBehavior: z.enum(['link', 'copy']).optional(),
-  listSourceColumnId: z.string().min(1).max(64).optional().describe('id of the JSON column expanded in list mode'),
+  listSourceColumnId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('id of the JSON column expanded in list mode'),
   listPath: z.string().min(1).max(500).optional().describe('path of the item array; default items'),
   columnMappings: z.array(ColumnMapping).max(500).optional(),
 };
@@ -46,7 +51,9 @@ export const SyncToTableConfigSchema = z
   // listPath defaults to items, written into the config so that it shows; a route without its own
   // listPath inherits the top-level one.
   .transform((config) =>
-    config.syncMode === 'list' && config.listPath === undefined ? { ...config, listPath: DEFAULT_LIST_PATH } : config,
+    config.syncMode === 'list' && config.listPath === undefined
+      ? { ...config, listPath: DEFAULT_LIST_PATH }
+      : config,
   )
   .meta({ id: 'SyncToTableConfig', description: 'config of a column with provider sync_to_table' });
 
@@ -74,23 +81,24 @@ function listModeIssues(config: SyncConfig): ConfigIssue[] {
     }
   };
   needsSource(config.syncMode, config.listSourceColumnId, ['listSourceColumnId']);
-  config.routes?.forEach((route, i) =>
-    needsSource(
-      route.syncMode ?? config.syncMode,
-      route.listSourceColumnId ?? config.listSourceColumnId,
-      ['routes', i, 'listSourceColumnId'],
-    ),
-  );
-  const itemOutsideList = (mode: string | undefined, mappings: RouteConfig['columnMappings'], path: PropertyKey[]) =>
+  config.routes?.forEach((route, i) => {
+    const source = route.listSourceColumnId ?? config.listSourceColumnId;
+    needsSource(route.syncMode ?? config.syncMode, source, ['routes', i, 'listSourceColumnId']);
+  });
+  const itemOutsideList = (
+    mode: string | undefined,
+    mappings: RouteConfig['columnMappings'],
+    path: PropertyKey[],
+  ) =>
     mappings?.forEach((m, i) => {
       if (m.sourceScope === 'item' && mode !== 'list') {
         issues.push({ path: [...path, i, 'sourceScope'], message: 'sourceScope item needs syncMode list' });
       }
     });
   itemOutsideList(config.syncMode, config.columnMappings, ['columnMappings']);
-  config.routes?.forEach((route, i) =>
-    itemOutsideList(route.syncMode ?? config.syncMode, route.columnMappings, ['routes', i, 'columnMappings']),
-  );
+  config.routes?.forEach((route, i) => {
+    itemOutsideList(route.syncMode ?? config.syncMode, route.columnMappings, ['routes', i, 'columnMappings']);
+  });
   return issues;
 }
 
@@ -102,7 +110,9 @@ export const syncToTable: ProviderSpec = {
       ...listSourceRef(config.listSourceColumnId, ['listSourceColumnId']),
       ...mappingRefs(config.columnMappings, ['columnMappings']),
       ...(config.routes ?? []).flatMap((route, i) => [
-        ...(route.condition ? runConditionRefs(route.condition as RunCondition, ['routes', i, 'condition']) : []),
+        ...(route.condition
+          ? runConditionRefs(route.condition as RunCondition, ['routes', i, 'condition'])
+          : []),
         ...listSourceRef(route.listSourceColumnId, ['routes', i, 'listSourceColumnId']),
         ...mappingRefs(route.columnMappings, ['routes', i, 'columnMappings']),
       ]),

@@ -1,0 +1,199 @@
+/**
+ * `npm run bench:sync`: the content sync and the public page.
+ *
+ * 1. A full sync of 5,000 articles of about 20 KB from the fake content API (in its own process, on
+ *    loopback), against only fetching the same pages and articles with the same client (target: the sync
+ *    takes at most 1.5x the fetching).
+ * 2. The same full sync again, nothing changed: it must append no event.
+ * 3. GET /blog/:slug requests per second (autocannon, in its own process) against Fastify sending the
+ *    same HTML from memory (target: at least 0.5x).
+ *
+ * The file plays three parts: the benchmark (no argument), the fake content API (`fake`) and the load
+ * generator (`load`), so that each runs in a process of its own.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import Fastify from 'fastify';
+import { syncRoutes } from '../commands/sync-articles.ts';
+import { siteContentProjection } from '../projections/site-content.ts';
+import { blogPageRoutes } from '../queries/blog-page.ts';
+import { loadConfig } from '../src/config.ts';
+import { ContentApiClient, PAGE_SIZE } from '../src/content-api/client.ts';
+import { createPool } from '../src/db/pool.ts';
+import { PostgresEventStore } from '../src/event-store/postgres.ts';
+import { buildApp } from '../src/http/app.ts';
+import { createLogger } from '../src/logger.ts';
+import { Projections } from '../src/projection/projections.ts';
+import { generatedArticle } from '../test/support/content-samples.ts';
+import { startFakeContentApi } from '../test/support/fake-content-api.ts';
+import { startBenchServer } from './lib/postgres.ts';
+import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
+import { formatRatio, timed } from './lib/timing.ts';
+
+const ARTICLES = Number(process.env.BENCH_SYNC_ARTICLES ?? 5000);
+const ARTICLE_BYTES = 20_000;
+const LOAD_SECONDS = Number(process.env.BENCH_SYNC_LOAD_SECONDS ?? 10);
+const CONNECTIONS = 32;
+const KEY = 'bench-content-key';
+const CRON = 'bench-cron-secret';
+const SELF = fileURLToPath(import.meta.url);
+
+function child(role: string, args: string[] = []): { process: ChildProcess; firstLine: Promise<string> } {
+  const proc = spawn(process.execPath, ['--import', 'tsx', SELF, role, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const firstLine = new Promise<string>((resolve, reject) => {
+    let out = '';
+    proc.stdout!.on('data', (d) => {
+      out += d;
+      const newline = out.indexOf('\n');
+      if (newline >= 0) resolve(out.slice(0, newline));
+    });
+    proc.once('exit', (code) => reject(new Error(`${role} exited (${code}) before answering`)));
+  });
+  return { process: proc, firstLine };
+}
+
+/** Every list page and every article, with the sync's own client and limits, and nothing stored. */
+async function fetchOnly(client: ContentApiClient): Promise<number> {
+  const details: Promise<unknown>[] = [];
+  for (let offset = 0; ; offset += PAGE_SIZE) {
+    const { items } = await client.listPage(offset);
+    for (const item of items) details.push(client.getArticle((item as { slug: string }).slug));
+    if (items.length < PAGE_SIZE) break;
+  }
+  await Promise.all(details);
+  return details.length;
+}
+
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+async function load(url: string): Promise<Load> {
+  const runner = child('load', [url, String(LOAD_SECONDS)]);
+  return JSON.parse(await runner.firstLine);
+}
+
+async function main(): Promise<void> {
+  const server = await startBenchServer();
+  const fake = child('fake');
+  const fakeUrl = await fake.firstLine;
+  const database = await server.createDatabase('sync', { migrate: true });
+  const pool = createPool(database.url);
+  const store = new PostgresEventStore(pool);
+  const projections = new Projections(store, pool, [siteContentProjection]);
+  await projections.start();
+  const config = loadConfig({ LOG_LEVEL: 'warn', DATABASE_URL: database.url, CRON_SECRET: CRON, SITE_URL: 'https://site.test' });
+  const client = () => new ContentApiClient({ baseUrl: fakeUrl, apiKey: KEY });
+  const deps = { config, store, pool, projections, logger: createLogger('warn'), clock: () => new Date() };
+  const app = await buildApp(deps, [syncRoutes({ client: client() }), blogPageRoutes]);
+  const load1 = loadavg()[0]!;
+  try {
+    console.log(`fetch only: ${ARTICLES} articles of ~${ARTICLE_BYTES / 1000} KB ...`);
+    const fetched = await timed(() => fetchOnly(client()));
+    const fullSync = () =>
+      app.inject({ method: 'GET', url: '/api/content/sync', headers: { authorization: `Bearer ${CRON}` } });
+    const countEvents = async () => Number((await pool.query('SELECT count(*) FROM events')).rows[0].count);
+    console.log('full sync (first) ...');
+    const first = await timed(fullSync);
+    const firstBody = first.value.json();
+    const afterFirst = await countEvents();
+    console.log('full sync (unchanged) ...');
+    const second = await timed(fullSync);
+    const appendedBySecond = (await countEvents()) - afterFirst;
+    const secondBody = second.value.json();
+
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const slug = generatedArticle(ARTICLES >> 1, 0).slug;
+    const pageUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/blog/${slug}`;
+    const html = await (await fetch(pageUrl)).text();
+    const memory = Fastify();
+    memory.get('/blog/:slug', async (_request, reply) => reply.type('text/html; charset=utf-8').send(html));
+    await memory.listen({ port: 0, host: '127.0.0.1' });
+    const memoryUrl = `http://127.0.0.1:${(memory.server.address() as AddressInfo).port}/blog/${slug}`;
+    console.log(`GET /blog/:slug for ${LOAD_SECONDS} s, then the same HTML from memory ...`);
+    const ours = await load(pageUrl);
+    const baseline = await load(memoryUrl);
+    await memory.close();
+
+    const rows = [
+      ['fetch only: list pages + article requests', `${fetched.seconds.toFixed(2)} s`, `${fetched.value} articles`],
+      [
+        'full sync, first (stored, rows visible)',
+        `${first.seconds.toFixed(2)} s`,
+        `${firstBody.synced} synced, ${firstBody.errors.length} errors, ${formatRatio(first.seconds, fetched.seconds)} of fetch only (target <= 1.5x)`,
+      ],
+      [
+        'full sync, unchanged',
+        `${second.seconds.toFixed(2)} s`,
+        `${secondBody.synced} reported, ${appendedBySecond} events appended (expected 0), ${formatRatio(second.seconds, fetched.seconds)} of fetch only`,
+      ],
+      [
+        'GET /blog/:slug (stored row, rendered)',
+        `${Math.round(ours.rps).toLocaleString('en-US')} req/s`,
+        `p50 ${ours.p50} ms, p99 ${ours.p99} ms, ${ours.errors} errors, ${formatRatio(ours.rps, baseline.rps)} of memory (target >= 0.5x)`,
+      ],
+      [
+        'Fastify, same HTML from memory',
+        `${Math.round(baseline.rps).toLocaleString('en-US')} req/s`,
+        `p50 ${baseline.p50} ms, p99 ${baseline.p99} ms`,
+      ],
+    ];
+    const headers = ['measurement', 'result', 'notes'];
+    console.log(`\n${textTable(headers, rows)}`);
+    const page = Buffer.byteLength(html);
+    await writeBenchmarkSection(
+      'Content sync',
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}; PostgreSQL ${server.version} (${server.origin}); load average ${load1.toFixed(1)} when it started.
+
+${ARTICLES.toLocaleString('en-US')} generated articles of about ${ARTICLE_BYTES / 1000} KB of HTML each, served by the fake content API
+(\`test/support/fake-content-api.ts\`) in a process of its own on loopback; list items carry no HTML, so every
+article is one request, at most 8 in flight. "Fetch only" makes the same requests with the same client and
+stores nothing. A full sync answers once site_content shows every row (the HTML is sanitized by the
+projection, so that cost is inside the sync). Page load: autocannon in its own process, ${CONNECTIONS}
+connections, ${LOAD_SECONDS} s, one article page of ${(page / 1000).toFixed(1)} KB.
+
+${markdownTable(headers, rows)}
+`,
+    );
+  } finally {
+    await app.close();
+    await projections.stop();
+    await store.close();
+    await pool.end();
+    fake.process.kill('SIGTERM');
+    await database.drop();
+    await server.stop();
+  }
+}
+
+async function serveFake(): Promise<void> {
+  const articles = Array.from({ length: ARTICLES }, (_, i) => generatedArticle(i, ARTICLE_BYTES));
+  const api = await startFakeContentApi({ apiKey: KEY, articles });
+  process.stdout.write(`${api.url}\n`);
+  process.on('SIGTERM', () => void api.close().then(() => process.exit(0)));
+}
+
+async function runLoad(url: string, seconds: number): Promise<void> {
+  const autocannon = createRequire(import.meta.url)('autocannon') as typeof import('autocannon');
+  const options = { url, connections: CONNECTIONS };
+  await autocannon({ ...options, duration: 2 });
+  const result = await autocannon({ ...options, duration: seconds });
+  const summary: Load = {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+  process.stdout.write(`${JSON.stringify(summary)}\n`);
+}
+
+const role = process.argv[2];
+if (role === 'fake') await serveFake();
+else if (role === 'load') await runLoad(process.argv[3]!, Number(process.argv[4]));
+else await main();

@@ -1,0 +1,118 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import '../../src/domain/columns/events.ts';
+import { PostgresEventStore } from '../../src/event-store/postgres.ts';
+import { projectionAudit } from '../../src/projection/audit.ts';
+import { checkpoints } from '../../src/projection/checkpoints.ts';
+import { streams } from '../../src/streams.ts';
+import { runAdmin } from '../support/admin-cli.ts';
+import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
+
+interface Ctx {
+  db: TestDatabase;
+  store: PostgresEventStore;
+}
+
+const test = suite<Ctx>('e2e: stk admin projections status, retry, skip');
+
+const created = (columnId: string) => ({
+  type: 'ColumnCreated',
+  data: {
+    tableId: 'tbl_cli',
+    columnId,
+    key: columnId,
+    label: columnId,
+    kind: 'input',
+    dataType: 'text',
+    origin: 'api',
+    status: 'idle',
+    autoRun: 'never',
+    config: {},
+    position: 1,
+    isImportant: false,
+  },
+});
+
+test.before(async (ctx) => {
+  ctx.db = await freshDatabase();
+  ctx.store = new PostgresEventStore(ctx.db.pool);
+});
+
+test.after(async (ctx) => {
+  await ctx.store.close();
+  await ctx.db.drop();
+});
+
+test('status, then skip and retry of a projection stopped at an event, all audited', async ({
+  db,
+  store,
+}) => {
+  for (const id of ['c1', 'c2', 'c3']) await store.append(streams.column('tbl_cli', id), [created(id)]);
+  const [first] = await store.readStream(streams.column('tbl_cli', 'c1'));
+  const [second] = await store.readStream(streams.column('tbl_cli', 'c2'));
+  // As a runner leaves it after a poison event: checkpoint just before the event, state failed.
+  await db.pool.query(
+    `INSERT INTO projection_checkpoints (name, version, commit_position, prepare_position, state, last_error, failed_event_id)
+     VALUES ('columns', 1, $1, $2, 'failed', 'boom', $3)`,
+    [String(first!.position.commit), String(first!.position.prepare), second!.id],
+  );
+
+  const status = await runAdmin(db.url, ['projections', 'status', '--json']);
+  assert.is(status.code, 0, status.stderr);
+  const columns = JSON.parse(status.stdout).find((r: { name: string }) => r.name === 'columns');
+  assert.equal(
+    {
+      state: columns.state,
+      failedEventId: columns.failedEventId,
+      lastError: columns.lastError,
+      lag: columns.lag.events,
+    },
+    { state: 'failed', failedEventId: second!.id, lastError: 'boom', lag: 2 },
+  );
+  const text = await runAdmin(db.url, ['projections', 'status']);
+  assert.match(text.stdout, /columns\s+1\s+FAILED/);
+  assert.match(text.stdout, new RegExp(`stk admin projections skip columns ${second!.id}`));
+
+  const wrong = await runAdmin(db.url, ['projections', 'skip', 'columns', first!.id]);
+  assert.is(wrong.code, 1);
+  assert.match(wrong.stderr, /stopped at event/);
+
+  const skipped = await runAdmin(db.url, ['projections', 'skip', 'columns', second!.id]);
+  assert.is(skipped.code, 0, skipped.stderr);
+  assert.match(skipped.stdout, /skipped ColumnCreated/);
+  const row = await checkpoints.get(db.pool, 'columns');
+  assert.equal(
+    { state: row?.state, prepare: row?.position.prepare, failed: row?.failedEventId },
+    { state: 'catching_up', prepare: second!.position.prepare, failed: null },
+  );
+
+  const notFailed = await runAdmin(db.url, ['projections', 'retry', 'columns']);
+  assert.is(notFailed.code, 1);
+  assert.match(notFailed.stderr, /not failed/);
+
+  await db.pool.query(
+    `UPDATE projection_checkpoints SET state = 'failed', last_error = 'again' WHERE name = 'columns'`,
+  );
+  const retried = await runAdmin(db.url, ['projections', 'retry', 'columns'], { STK_ADMIN_ACTOR: 'carol' });
+  assert.is(retried.code, 0, retried.stderr);
+  assert.is((await checkpoints.get(db.pool, 'columns'))?.state, 'catching_up');
+
+  const audit = (await projectionAudit.recent(db.pool, 'columns')).map((e) => [e.action, e.actor, e.eventId]);
+  assert.equal(audit, [
+    ['retry', 'carol', null],
+    ['skip', 'test-operator', second!.id],
+  ]);
+  const after = await runAdmin(db.url, ['projections', 'status']);
+  assert.match(after.stdout, /retry by carol/);
+  assert.match(after.stdout, /skip by test-operator/);
+});
+
+test('usage errors exit 2', async ({ db }) => {
+  const unknown = await runAdmin(db.url, ['projections', 'rebuild', 'no_such_projection']);
+  assert.is(unknown.code, 2);
+  assert.match(unknown.stderr, /unknown projection "no_such_projection"; known: .*columns/);
+  const neither = await runAdmin(db.url, ['projections', 'rebuild']);
+  assert.is(neither.code, 2);
+});
+
+test.run();

@@ -1,0 +1,401 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { newColumnId, newTableId } from '../../src/domain/tables/ids.ts';
+import { bearer, bootstrapAccount, call, issueKey } from '../support/accounts.ts';
+import type { TestApp } from '../support/app.ts';
+import { createColumn, createTable, leaf, startTablesApp } from '../support/tables.ts';
+
+interface Ctx {
+  t: TestApp;
+  key: string;
+  otherKey: string;
+}
+
+const test = suite<Ctx>('columns API: create, list, get, PATCH, errors');
+
+test.before(async (ctx) => {
+  ctx.t = await startTablesApp();
+  ctx.key = (await bootstrapAccount(ctx.t.app)).apiKey;
+  ctx.otherKey = (await bootstrapAccount(ctx.t.app)).apiKey;
+});
+test.after(async (ctx) => {
+  await ctx.t.close();
+});
+
+const columnsOf = (tableId: string) => `/api/tables/${tableId}/columns`;
+
+test('create: defaults, key derived from the label, status idle, position after the last', async ({
+  t,
+  key,
+}) => {
+  const tableId = await createTable(t.app, key);
+  const res = await call(t.app, 'POST', columnsOf(tableId), {
+    headers: bearer(key),
+    body: { label: 'Company Name', kind: 'input', dataType: 'text' },
+  });
+  assert.is(res.status, 201);
+  assert.match(res.body.id, /^col_[0-9a-z]{20}$/);
+  assert.equal(
+    { ...res.body, id: undefined },
+    {
+      id: undefined,
+      key: 'company_name',
+      label: 'Company Name',
+      kind: 'input',
+      dataType: 'text',
+      origin: 'api',
+      status: 'idle',
+      autoRun: 'never',
+      config: {},
+      position: 1,
+      isImportant: false,
+    },
+  );
+  assert.ok(res.headers.etag);
+  const second = await createColumn(t.app, key, tableId, { label: 'Domain', kind: 'input', dataType: 'url' });
+  assert.is(second.position, 2);
+  const third = await createColumn(t.app, key, tableId, {
+    label: 'Summary',
+    key: 'summary_1',
+    kind: 'enrichment',
+    dataType: 'text',
+    origin: 'ui',
+    autoRun: 'onInsert',
+    position: 1.5,
+    isImportant: true,
+    config: {
+      provider: 'llm',
+      mode: 'basic',
+      promptSource: 'generated',
+      llmLane: 'very_fast',
+      extra: { a: 1 },
+    },
+  });
+  assert.is(third.key, 'summary_1');
+  assert.is(third.autoRun, 'onInsert');
+  assert.equal(third.config.extra, { a: 1 });
+  const list = await call(t.app, 'GET', columnsOf(tableId), { headers: bearer(key) });
+  assert.is(list.status, 200);
+  assert.ok(Array.isArray(list.body));
+  assert.equal(
+    list.body.map((c: { key: string }) => c.key),
+    ['company_name', 'summary_1', 'domain'],
+  );
+  const one = await call(t.app, 'GET', `${columnsOf(tableId)}/${third.id}`, { headers: bearer(key) });
+  assert.is(one.status, 200);
+  assert.equal(one.body, third);
+});
+
+test('create: 400 for a bad key, kind or dataType, naming the path; 409 for a taken key', async ({
+  t,
+  key,
+}) => {
+  const tableId = await createTable(t.app, key);
+  await createColumn(t.app, key, tableId, { label: 'Email', kind: 'input', dataType: 'email' });
+  const cases: [object, string][] = [
+    [{ label: 'x', key: 'Bad-Key', kind: 'input', dataType: 'text' }, 'key'],
+    [{ label: 'x', key: '1abc', kind: 'input', dataType: 'text' }, 'key'],
+    [{ label: 'x', kind: 'nope', dataType: 'text' }, 'kind'],
+    [{ label: 'x', kind: 'input', dataType: 'float' }, 'dataType'],
+    [{ kind: 'input', dataType: 'text' }, 'label'],
+    [{ label: 'x', kind: 'input', dataType: 'text', autoRun: 'always' }, 'autoRun'],
+  ];
+  for (const [body, path] of cases) {
+    const res = await call(t.app, 'POST', columnsOf(tableId), { headers: bearer(key), body });
+    assert.is(res.status, 400, JSON.stringify(body));
+    assert.ok(
+      res.body.errors.some((e: { path: string }) => e.path === path),
+      JSON.stringify(res.body.errors),
+    );
+  }
+  for (const body of [
+    { label: 'Other', key: 'email', kind: 'input', dataType: 'text' },
+    { label: 'Email', kind: 'input', dataType: 'text' },
+  ]) {
+    const res = await call(t.app, 'POST', columnsOf(tableId), { headers: bearer(key), body });
+    assert.is(res.status, 409);
+    assert.is(res.body.code, 'column_key_taken');
+  }
+});
+
+test('PATCH: each field, config merged one level deep, GET right after shows it', async ({ t, key }) => {
+  const tableId = await createTable(t.app, key);
+  await createColumn(t.app, key, tableId, { label: 'Score', kind: 'input', dataType: 'number' });
+  const col = await createColumn(t.app, key, tableId, {
+    label: 'Summary',
+    kind: 'enrichment',
+    dataType: 'text',
+    config: { provider: 'llm', mode: 'basic', llmLane: 'very_fast', keep: 1 },
+  });
+  const url = `${columnsOf(tableId)}/${col.id}`;
+  const condition = { type: 'all', children: [leaf('score', 'greaterThan', { value: 10 })] };
+  const res = await call(t.app, 'PATCH', url, {
+    headers: bearer(key),
+    body: {
+      label: 'Short summary',
+      position: 7.25,
+      isImportant: true,
+      autoRun: 'onSourceUpdate',
+      config: { mode: 'advanced', llmLane: null, runCondition: condition },
+    },
+  });
+  assert.is(res.status, 200, JSON.stringify(res.body));
+  assert.is(res.body.label, 'Short summary');
+  assert.is(res.body.position, 7.25);
+  assert.is(res.body.isImportant, true);
+  assert.is(res.body.autoRun, 'onSourceUpdate');
+  assert.equal(res.body.config, { provider: 'llm', mode: 'advanced', keep: 1, runCondition: condition });
+  const got = await call(t.app, 'GET', url, { headers: bearer(key) });
+  assert.equal(got.body, res.body);
+  assert.is(got.headers.etag, res.headers.etag);
+
+  // runCondition is replaced whole, and null removes it.
+  const replaced = { type: 'not', children: [leaf('score', 'isEmpty')] };
+  const second = await call(t.app, 'PATCH', url, {
+    headers: bearer(key),
+    body: { config: { runCondition: replaced } },
+  });
+  assert.equal(second.body.config.runCondition, replaced);
+  const removed = await call(t.app, 'PATCH', url, {
+    headers: bearer(key),
+    body: { config: { runCondition: null } },
+  });
+  assert.is(removed.status, 200);
+  assert.not.ok('runCondition' in removed.body.config);
+  assert.equal((await call(t.app, 'GET', url, { headers: bearer(key) })).body.config, removed.body.config);
+});
+
+test('PATCH: 400 for an empty body, unknown keys or wrong types', async ({ t, key }) => {
+  const tableId = await createTable(t.app, key);
+  const col = await createColumn(t.app, key, tableId, { label: 'A', kind: 'input', dataType: 'text' });
+  const url = `${columnsOf(tableId)}/${col.id}`;
+  for (const body of [
+    {},
+    { key: 'b' },
+    { label: 'x', dataType: 'json' },
+    { position: 'top' },
+    { config: 3 },
+  ]) {
+    const res = await call(t.app, 'PATCH', url, { headers: bearer(key), body });
+    assert.is(res.status, 400, JSON.stringify(body));
+    assert.is(res.body.code, 'validation_failed');
+    assert.ok(res.body.errors.length > 0);
+  }
+});
+
+test('PATCH: run condition errors name each offending path', async ({ t, key }) => {
+  const tableId = await createTable(t.app, key);
+  await createColumn(t.app, key, tableId, { label: 'Score', kind: 'input', dataType: 'number' });
+  const col = await createColumn(t.app, key, tableId, { label: 'B', kind: 'enrichment', dataType: 'text' });
+  const url = `${columnsOf(tableId)}/${col.id}`;
+  const send = (runCondition: unknown) =>
+    call(t.app, 'PATCH', url, { headers: bearer(key), body: { config: { runCondition } } });
+
+  const between = await send({
+    type: 'any',
+    children: [leaf('score', 'isNotEmpty'), leaf('score', 'between', { value: 1 })],
+  });
+  assert.is(between.status, 400);
+  assert.ok(
+    between.body.errors.some((e: { path: string }) => e.path === 'config.runCondition.children[1].value2'),
+  );
+
+  const unknownColumn = await send({ type: 'all', children: [leaf('nope', 'isEmpty')] });
+  assert.is(unknownColumn.status, 400);
+  assert.equal(
+    unknownColumn.body.errors.map((e: { path: string }) => e.path),
+    ['config.runCondition.children[0].columnKey'],
+  );
+
+  const deep = (n: number): unknown =>
+    n === 1 ? leaf('score', 'isEmpty') : { type: 'not', children: [deep(n - 1)] };
+  assert.is((await send(deep(20))).status, 200);
+  const tooDeep = await send(deep(21));
+  assert.is(tooDeep.status, 400);
+  assert.is(tooDeep.body.errors[0].path, 'config.runCondition');
+  const wide = (n: number) => ({
+    type: 'any',
+    children: Array.from({ length: n }, () => leaf('score', 'isEmpty')),
+  });
+  assert.is((await send(wide(499))).status, 200);
+  assert.is((await send(wide(500))).status, 400);
+  // Built as text: nesting this deep is beyond what JSON.stringify takes, but not beyond a client.
+  const nested = '{"type":"not","children":['.repeat(10_000) + '{}' + ']}'.repeat(10_000);
+  const hostile = await t.app.inject({
+    method: 'PATCH',
+    url,
+    headers: { ...bearer(key), 'content-type': 'application/json' },
+    payload: `{"config":{"runCondition":${nested}}}`,
+  });
+  assert.is(hostile.statusCode, 400);
+  assert.is(hostile.json().errors[0].path, 'config.runCondition');
+});
+
+test('PATCH: provider config is validated after the merge, against the table', async ({
+  t,
+  key,
+  otherKey,
+}) => {
+  const tableId = await createTable(t.app, key);
+  await createColumn(t.app, key, tableId, { label: 'Domain', kind: 'input', dataType: 'url' });
+  const col = await createColumn(t.app, key, tableId, {
+    label: 'Call',
+    kind: 'enrichment',
+    dataType: 'json',
+    config: { provider: 'http_request', url: 'https://api.example.com/{{domain}}', method: 'GET' },
+  });
+  assert.is(col.config.timeoutSeconds, 30);
+  const url = `${columnsOf(tableId)}/${col.id}`;
+  const patch = (config: object) => call(t.app, 'PATCH', url, { headers: bearer(key), body: { config } });
+
+  const ok = await patch({
+    headers: { Authorization: 'Bearer {{secrets.api_token}}' },
+    body: { q: '{{domain}}' },
+  });
+  assert.is(ok.status, 200, JSON.stringify(ok.body));
+  assert.is(ok.body.config.url, 'https://api.example.com/{{domain}}');
+
+  const bad = await patch({ method: 'FETCH', timeoutSeconds: 301, body: { q: '{{nope}}' } });
+  assert.is(bad.status, 400);
+  const paths = bad.body.errors.map((e: { path: string }) => e.path).sort();
+  assert.equal(paths, ['config.method', 'config.timeoutSeconds']);
+  const placeholder = await patch({ body: { q: '{{nope}}' } });
+  assert.equal(
+    placeholder.body.errors.map((e: { path: string }) => e.path),
+    ['config.body.q'],
+  );
+  const unknownKey = await patch({ retries: 3 });
+  assert.is(unknownKey.status, 400);
+
+  const theirs = await createTable(t.app, otherKey, 'theirs');
+  const sync = await createColumn(t.app, key, tableId, {
+    label: 'Sync',
+    kind: 'action',
+    dataType: 'json',
+    config: { provider: 'sync_to_table', destinationTableId: await createTable(t.app, key, 'dest') },
+  });
+  const foreign = await call(t.app, 'PATCH', `${columnsOf(tableId)}/${sync.id}`, {
+    headers: bearer(key),
+    body: { config: { destinationTableId: theirs } },
+  });
+  assert.is(foreign.status, 400);
+  assert.is(foreign.body.errors[0].path, 'config.destinationTableId');
+});
+
+test('If-Match: the current ETag passes, a stale one gets 412', async ({ t, key }) => {
+  const tableId = await createTable(t.app, key);
+  const col = await createColumn(t.app, key, tableId, { label: 'A', kind: 'input', dataType: 'text' });
+  const url = `${columnsOf(tableId)}/${col.id}`;
+  const etag = (await call(t.app, 'GET', url, { headers: bearer(key) })).headers.etag!;
+  const first = await call(t.app, 'PATCH', url, {
+    headers: { ...bearer(key), 'if-match': etag },
+    body: { label: 'B' },
+  });
+  assert.is(first.status, 200);
+  assert.is.not(first.headers.etag, etag);
+  const stale = await call(t.app, 'PATCH', url, {
+    headers: { ...bearer(key), 'if-match': etag },
+    body: { label: 'C' },
+  });
+  assert.is(stale.status, 412);
+  assert.is(stale.body.code, 'precondition_failed');
+  assert.is((await call(t.app, 'GET', url, { headers: bearer(key) })).body.label, 'B');
+  const any = await call(t.app, 'PATCH', url, {
+    headers: { ...bearer(key), 'if-match': '*' },
+    body: { label: 'D' },
+  });
+  assert.is(any.status, 200);
+});
+
+test('401, 403 (scope, organization) and 404 (table, column, wrong form) as contract section 7', async ({
+  t,
+  key,
+  otherKey,
+}) => {
+  const tableId = await createTable(t.app, key);
+  const col = await createColumn(t.app, key, tableId, { label: 'A', kind: 'input', dataType: 'text' });
+  const otherTable = await createTable(t.app, key, 'other');
+  const otherCol = await createColumn(t.app, key, otherTable, {
+    label: 'A',
+    kind: 'input',
+    dataType: 'text',
+  });
+  const url = `${columnsOf(tableId)}/${col.id}`;
+  const body = { label: 'x' };
+
+  assert.is((await call(t.app, 'GET', columnsOf(tableId))).status, 401);
+  assert.is((await call(t.app, 'PATCH', url, { body })).status, 401);
+  assert.is((await call(t.app, 'PATCH', url, { headers: bearer('stk_x.y'), body })).status, 401);
+
+  const readOnly = (await issueKey(t.app, key, ['tables:read'])).apiKey;
+  const denied = await call(t.app, 'PATCH', url, { headers: bearer(readOnly), body });
+  assert.is(denied.status, 403);
+  assert.is(denied.body.code, 'missing_scope');
+  assert.is((await call(t.app, 'GET', columnsOf(tableId), { headers: bearer(readOnly) })).status, 200);
+  const writeOnly = (await issueKey(t.app, key, ['columns:write'])).apiKey;
+  assert.is((await call(t.app, 'GET', columnsOf(tableId), { headers: bearer(writeOnly) })).status, 403);
+  assert.is((await call(t.app, 'PATCH', url, { headers: bearer(writeOnly), body })).status, 200);
+
+  for (const [method, path] of [
+    ['GET', columnsOf(tableId)],
+    ['GET', url],
+    ['PATCH', url],
+    ['DELETE', url],
+    ['GET', `${url}/history`],
+  ] as const) {
+    const res = await call(t.app, method, path, {
+      headers: bearer(otherKey),
+      body: method === 'PATCH' ? body : undefined,
+    });
+    assert.is(res.status, 403, `${method} ${path}`);
+    assert.is(res.body.code, 'forbidden');
+  }
+
+  const notFound = [
+    ['GET', columnsOf(newTableId())],
+    ['GET', columnsOf('nope')],
+    ['GET', `${columnsOf(tableId)}/${newColumnId()}`],
+    ['GET', `${columnsOf(tableId)}/${otherCol.id}`],
+    ['GET', `${columnsOf(tableId)}/col_bad`],
+    ['PATCH', `${columnsOf(newTableId())}/${col.id}`],
+    ['PATCH', `${columnsOf(tableId)}/${newColumnId()}`],
+    ['PATCH', `${columnsOf(tableId)}/${otherCol.id}`],
+    ['PATCH', `${columnsOf(tableId)}/whatever`],
+    ['DELETE', `${columnsOf(tableId)}/${otherCol.id}`],
+    ['GET', `${columnsOf(tableId)}/${otherCol.id}/history`],
+  ] as const;
+  for (const [method, path] of notFound) {
+    const res = await call(t.app, method, path, {
+      headers: bearer(key),
+      body: method === 'PATCH' ? body : undefined,
+    });
+    assert.is(res.status, 404, `${method} ${path}`);
+    assert.is(res.body.code, 'not_found');
+  }
+});
+
+test('the OpenAPI document publishes kinds, data types, operators and config schemas', async ({ t }) => {
+  const doc = (await call(t.app, 'GET', '/openapi.json')).body;
+  const schemas = doc.components.schemas;
+  for (const name of [
+    'RunCondition',
+    'RunConditionOperator',
+    'FilterObject',
+    'HttpRequestConfig',
+    'SyncToTableConfig',
+  ]) {
+    assert.ok(schemas[name] ?? schemas[`${name}Input`], name);
+  }
+  const operator = schemas.RunConditionOperator ?? schemas.RunConditionOperatorInput;
+  assert.ok(operator.enum.includes('dateBetween'));
+  assert.is(operator['x-value-rules'].between, 'numberRange');
+  const create =
+    doc.paths['/api/tables/{tableId}/columns'].post.requestBody.content['application/json'].schema;
+  assert.ok(create.properties.kind.enum.includes('enrichment'));
+  assert.ok(create.properties.kind.enum.includes('input'));
+  for (const type of ['text', 'number', 'boolean', 'date', 'url', 'email', 'json']) {
+    assert.ok(create.properties.dataType.enum.includes(type), type);
+  }
+});
+
+test.run();

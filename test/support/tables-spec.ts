@@ -1,0 +1,45 @@
+import * as assert from 'uvu/assert';
+import type { Decider, DomainEvent } from '../../src/command.ts';
+import { AppError } from '../../src/errors.ts';
+
+export const NOW = new Date('2024-05-01T12:00:00.000Z');
+
+/**
+ * A decider spec: given events, when a command, then the events it decides or the refusal it throws.
+ *
+ *   given(decider, [created]).when(command).thenEvents([patched])
+ *   given(decider, []).when(command).refuses('not_found')
+ */
+export function given<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, events: E[]) {
+  const state = events.reduce(decider.evolve, decider.initialState());
+  return {
+    when(command: C) {
+      const run = (): { events?: E[]; error?: AppError } => {
+        try {
+          return { events: decider.decide(command, state, NOW) };
+        } catch (error) {
+          if (error instanceof AppError) return { error };
+          throw error;
+        }
+      };
+      return {
+        thenEvents(expected: E[]) {
+          const { events, error } = run();
+          assert.is(error, undefined, error && `refused: ${error.code} ${error.detail}`);
+          assert.equal(events, expected);
+        },
+        /** Asserts the refusal's code and returns it for a closer look. */
+        refuses(code: string): AppError {
+          const { events, error } = run();
+          assert.ok(error, `expected ${code}, got events ${JSON.stringify(events)}`);
+          assert.is(error.code, code, error.detail);
+          return error;
+        },
+      };
+    },
+  };
+}
+
+/** The paths of a validation refusal, sorted. */
+export const pathsOf = (error: AppError) =>
+  ((error.extra.errors ?? []) as { path: string }[]).map((e) => e.path).sort();
