@@ -106,7 +106,7 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         description:
           'Send If-Match with the ETag of a GET or PATCH for strict control: a stale one gets 412.',
         params: ColumnParams,
-        headers: z.object({ 'if-match': z.string().optional() }),
+        headers: z.looseObject({ 'if-match': z.string().optional() }),
         body: PatchColumnBody,
         response: { 200: ColumnSchema },
       },

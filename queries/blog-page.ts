@@ -50,7 +50,9 @@ export const blogPageRoutes: RouteModule = (app, deps) => {
     },
     async (request, reply) => {
       const { slug } = request.params;
-      const page = SLUG_PATTERN.test(slug) ? await articlePage(deps.pool, deps.config.SITE_URL, slug) : undefined;
+      const page = SLUG_PATTERN.test(slug)
+        ? await articlePage(deps.pool, deps.config.SITE_URL, slug)
+        : undefined;
       if (!page) return sendNotFoundPage(reply, 'There is no article at this address.');
       htmlHeaders(reply);
       if (notModified(request, reply, page)) return reply.code(304).send();

@@ -67,6 +67,8 @@ function latencyTable(r: EventStoreResults): Table {
   };
 }
 
+const count = (n: number | undefined) => (n === undefined ? 'n/a' : n.toLocaleString('en-US'));
+
 function readTable(r: EventStoreResults, mode: 'full' | 'live'): Table {
   const reads = r[mode];
   const row = (name: string, c: ReadCount | undefined, written: number | undefined): string[] => [
@@ -74,10 +76,10 @@ function readTable(r: EventStoreResults, mode: 'full' | 'live'): Table {
     mode === 'full' ? formatRate(c?.eventsPerSec) : c ? `${c.seconds.toFixed(1)} s` : 'n/a',
     ...(mode === 'full' ? [formatRatio(c?.eventsPerSec, reads.raw.eventsPerSec)] : []),
     ...(mode === 'full' ? [formatRatio(c?.eventsPerSec, reads.peer?.eventsPerSec)] : []),
-    String(written ?? 'n/a'),
-    String(c?.returned ?? 'n/a'),
-    String(c?.distinct ?? 'n/a'),
-    c && written !== undefined ? String(written - c.distinct) : 'n/a',
+    count(written),
+    count(c?.returned),
+    count(c?.distinct),
+    count(c && written !== undefined ? written - c.distinct : undefined),
   ];
   const first =
     mode === 'full'

@@ -65,6 +65,11 @@ export interface ReadAllOptions {
   /** Exclusive: events strictly after this position. */
   from?: Position;
   limit?: number;
+  /**
+   * Only events of these types, where the adapter can filter on its side (a rebuild reads only what
+   * its projection applies). An adapter may ignore it and return other types too: callers filter again.
+   */
+  types?: readonly string[];
 }
 
 export interface EventStore {

@@ -150,8 +150,14 @@ export class PostgresEventStore implements EventStore {
       `SELECT ${COLUMNS} FROM events
        WHERE (tx_id, position) > ($1::text::xid8, $2::bigint)
          AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+         AND ($4::text[] IS NULL OR type = ANY($4::text[]))
        ORDER BY events.tx_id, events.position LIMIT $3`,
-      [from.commit < 0n ? '0' : String(from.commit), String(from.prepare), options.limit ?? 1000],
+      [
+        from.commit < 0n ? '0' : String(from.commit),
+        String(from.prepare),
+        options.limit ?? 1000,
+        options.types ? [...options.types] : null,
+      ],
     );
     return rows.map((r) => this.toRecorded(r));
   }

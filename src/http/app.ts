@@ -65,6 +65,16 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
     ),
   );
 
+  // On close, a response still in flight tells its client to hang up: a keep-alive connection would
+  // otherwise hold the server, and the shutdown, open until its idle timeout.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
   // One log line per request, with its id; headers are not logged at all.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

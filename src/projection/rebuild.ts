@@ -88,7 +88,7 @@ export async function rebuildProjection(
     });
     const worker = new RebuildWorker(store, pool, projection, record.tables, options);
     const from = (await checkpoints.get(pool, rebuildCheckpointName(projection.name)))?.position ?? START;
-    const total = await countEventsAfter(store, pool, from);
+    const total = await countEventsAfter(store, pool, from, projection.handles);
     const progress = async (phase: RebuildProgress['phase']) =>
       await options.onProgress?.({
         projection: projection.name,
@@ -143,16 +143,18 @@ export function rebuildRunning(pool: Pool, projection: string): Promise<boolean>
   return advisoryLockHeld(pool, lockKeys.rebuild(projection));
 }
 
-/** Events after `from`, for a progress bar; only the PostgreSQL store can count them cheaply. */
+/** Events (of `types`) after `from`, for a progress bar; only the PostgreSQL store can count them cheaply. */
 export async function countEventsAfter(
   store: EventStore,
   pool: Pool,
   from: Position,
+  types?: readonly string[],
 ): Promise<number | undefined> {
   if (store.kind !== 'postgres') return undefined;
   const { rows } = await pool.query<{ n: string }>(
-    `SELECT count(*) AS n FROM events WHERE (tx_id, position) > ($1::text::xid8, $2::bigint)`,
-    [from.commit < 0n ? '0' : String(from.commit), String(from.prepare)],
+    `SELECT count(*) AS n FROM events WHERE (tx_id, position) > ($1::text::xid8, $2::bigint)
+       AND ($3::text[] IS NULL OR type = ANY($3::text[]))`,
+    [from.commit < 0n ? '0' : String(from.commit), String(from.prepare), types ? [...types] : null],
   );
   return Number(rows[0]!.n);
 }
@@ -180,22 +182,25 @@ class RebuildWorker {
     return shadow;
   };
 
+  /** A page of the events this projection applies (the store filters by type where it can). */
+  private readPage(from: Position): Promise<RecordedEvent[]> {
+    return this.store.readAll({ from, limit: this.batchSize, types: this.projection.handles });
+  }
+
   /**
    * Pages through the log into the shadow tables, reading the next page while the current one is applied.
-   * True once a page comes back short (caught up); false when interrupted.
+   * True once a page comes back short (caught up); false when interrupted. The rebuild's checkpoint is
+   * the last event read, so with a filtering store it stands on the projection's own events.
    */
   async build(from: Position, onBatch: () => Promise<void>): Promise<boolean> {
     const stored = await checkpoints.get(this.pool, this.checkpointName);
     this.position = stored?.position ?? from;
-    let page = await this.store.readAll({ from: this.position, limit: this.batchSize });
+    let page = await this.readPage(this.position);
     for (;;) {
       if (this.options.signal?.aborted) return false;
       if (page.length === 0) return true;
       const last = page[page.length - 1]!.position;
-      const next =
-        page.length === this.batchSize
-          ? this.store.readAll({ from: last, limit: this.batchSize })
-          : undefined;
+      const next = page.length === this.batchSize ? this.readPage(last) : undefined;
       // A rejected prefetch must not go unhandled while the batch is applied; it is awaited below.
       next?.catch(() => {});
       await this.applyBatch(page);
@@ -309,7 +314,12 @@ class RebuildWorker {
     }
   }
 
-  /** Applies, inside the swap transaction, whatever the log gained since the last batch (at least up to `live`). */
+  /**
+   * Applies, inside the swap transaction, whatever the log gained since the last batch: everything the
+   * live runner has applied and more. The position handed to the live runner is the later of the last
+   * event read and the live checkpoint: events between them that were not read are not this
+   * projection's (the store filtered them out), and the live runner has passed them already.
+   */
   private async catchUpInside(
     tx: PoolClient,
     from: Position,
@@ -318,7 +328,7 @@ class RebuildWorker {
     let position = from;
     let applied = 0;
     for (;;) {
-      const page = await this.store.readAll({ from: position, limit: this.batchSize });
+      const page = await this.readPage(position);
       if (page.length > 0) {
         const handled = page.filter((e) => this.projection.handles.includes(e.type));
         if (handled.length > 0) await this.projection.apply(handled, { tx, table: this.table });
@@ -328,8 +338,6 @@ class RebuildWorker {
       }
       if (page.length < this.batchSize) break;
     }
-    if (comparePositions(position, live) < 0)
-      throw new Error(`${this.projection.name}: the log read ends before the live checkpoint`);
-    return { position, applied };
+    return { position: comparePositions(position, live) < 0 ? live : position, applied };
   }
 }

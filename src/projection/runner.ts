@@ -6,6 +6,7 @@ import {
   filter,
   firstValueFrom,
   type Subscription,
+  tap,
   timeout,
 } from 'rxjs';
 import type { Pool, PoolClient } from '../db/pool.ts';
@@ -163,6 +164,13 @@ export class ProjectionRunner {
       if (!this.stopped) holding = await this.tryLock();
     }
     while (!this.stopped) {
+      // Released below for newer code (holdWhileBlocked): never apply without the lock.
+      if (!this.lockClient) {
+        this.state = 'standby';
+        await this.pauseFor(this.standbyRetryMs);
+        if (!this.stopped) await this.tryLock();
+        continue;
+      }
       const row = await checkpoints.get(this.pool, this.projection.name);
       if (row) this.position$.next(row.position);
       if (row && (await this.holdWhileBlocked(row))) continue;
@@ -178,21 +186,30 @@ export class ProjectionRunner {
   /**
    * Operations (docs/operations.md): a failed projection waits for an operator's retry or skip to clear
    * its row; a row of an older version waits for its rebuild's swap (this code must not write to the
-   * old version's tables), a newer one is left to newer code. True while blocked, after one poll pause.
+   * old version's tables), a newer one is left to newer code, which gets the lock. True while blocked,
+   * after one poll pause.
    */
   private async holdWhileBlocked(row: CheckpointRow): Promise<boolean> {
     if (row.state === 'failed') this.state = 'failed';
     else if (row.version < this.projection.version) this.state = 'rebuilding';
-    else if (row.version > this.projection.version) this.state = 'standby';
-    else return false;
-    await new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, this.repairPollMs);
+    else if (row.version > this.projection.version) {
+      this.state = 'standby';
+      await this.lockClient?.end().catch(() => {});
+      this.lockClient = undefined;
+    } else return false;
+    await this.pauseFor(this.repairPollMs);
+    return true;
+  }
+
+  /** A pause that `stop` cuts short. */
+  private pauseFor(ms: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
       this.wakeStandby = () => {
         clearTimeout(timer);
         resolve();
       };
     });
-    return true;
   }
 
   /** Pages through the log until a page comes back short: history is applied, go live. */
@@ -219,8 +236,11 @@ export class ProjectionRunner {
         .pipe(
           bufferTime(this.batchMs, null, this.batchSize),
           filter((batch) => batch.length > 0),
-          concatMap(async (batch) => {
+          // Counted as batches arrive, not as they are applied: concatMap queues the rest unseen.
+          tap((batch) => {
             backlog += batch.length;
+          }),
+          concatMap(async (batch) => {
             if (backlog > MAX_LIVE_BACKLOG || !(await this.applyBatch(batch))) finish();
             backlog -= batch.length;
           }),

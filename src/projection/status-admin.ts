@@ -4,6 +4,7 @@ import { comparePositions } from '../event-store/port.ts';
 import { type AuditEntry, projectionAudit } from './audit.ts';
 import { type CheckpointRow, checkpoints } from './checkpoints.ts';
 import { advisoryLockHeld, lockKeys } from './locks.ts';
+import { countEventsAfter } from './rebuild.ts';
 import { rebuildCheckpointName, rebuildRecords } from './rebuild-records.ts';
 import type { Projection } from './types.ts';
 
@@ -59,25 +60,27 @@ export interface ProjectionReport {
 const showPosition = (p: Position) => ({ commit: String(p.commit), prepare: String(p.prepare) });
 
 /** How far `from` is behind the head of the log, in events and in the age of the oldest waiting event. */
-export async function lagOf(store: EventStore, pool: Pool, from: Position, head: Position): Promise<Lag> {
+export async function lagOf(
+  store: EventStore,
+  pool: Pool,
+  from: Position,
+  head: Position,
+  types?: readonly string[],
+): Promise<Lag> {
   if (comparePositions(from, head) >= 0) return { events: 0, atLeast: false, seconds: 0 };
-  const [oldest] = await store.readAll({ from, limit: 1 });
+  const [oldest] = await store.readAll({ from, limit: 1, types });
   const seconds = oldest ? Math.max(0, (Date.now() - oldest.recordedAt.getTime()) / 1000) : 0;
-  if (store.kind === 'postgres') {
-    const { rows } = await pool.query<{ n: string }>(
-      `SELECT count(*) AS n FROM events WHERE (tx_id, position) > ($1::text::xid8, $2::bigint)`,
-      [from.commit < 0n ? '0' : String(from.commit), String(from.prepare)],
-    );
-    return { events: Number(rows[0]!.n), atLeast: false, seconds };
-  }
-  const behind = await store.readAll({ from, limit: LAG_SCAN_LIMIT });
-  return { events: behind.length, atLeast: behind.length === LAG_SCAN_LIMIT, seconds };
+  const counted = await countEventsAfter(store, pool, from, types);
+  if (counted !== undefined) return { events: counted, atLeast: false, seconds };
+  const behind = await store.readAll({ from, limit: LAG_SCAN_LIMIT, types });
+  const mine = types ? behind.filter((e) => types.includes(e.type)) : behind;
+  return { events: mine.length, atLeast: behind.length === LAG_SCAN_LIMIT, seconds };
 }
 
 function stateOf(row: CheckpointRow | undefined, projection: Projection, rebuilding: boolean, lag: Lag) {
+  if (row?.state === 'failed') return 'failed';
+  if (rebuilding || (row && row.version < projection.version)) return 'rebuilding';
   if (!row) return 'not_started';
-  if (row.state === 'failed') return 'failed';
-  if (rebuilding || row.version < projection.version) return 'rebuilding';
   if (row.state === 'catching_up' && lag.events > 0) return 'catching_up';
   return lag.seconds > CATCHING_UP_SECONDS ? 'catching_up' : 'running';
 }
@@ -113,7 +116,10 @@ export async function projectionReports(
         startedAt: record.startedAt.toISOString(),
         active: await advisoryLockHeld(pool, lockKeys.rebuild(projection.name)),
         checkpoint: rb ? showPosition(rb.position) : null,
-        lag: rb ? await lagOf(store, pool, rb.position, head) : { events: 0, atLeast: false, seconds: 0 },
+        // The rebuild reads only the projection's own events: count those.
+        lag: rb
+          ? await lagOf(store, pool, rb.position, head, projection.handles)
+          : { events: 0, atLeast: false, seconds: 0 },
         eventsApplied: rb?.eventsApplied ?? 0,
         lastError: rb?.lastError ?? null,
         failedEventId: rb?.failedEventId ?? null,

@@ -2,6 +2,7 @@ import type { TocEntry } from '../content-api/article.ts';
 import { articlePath, escapeHtml, jsonForScript, siteUrl } from './html.ts';
 import { formatDate, renderDocument } from './layout.ts';
 import type { SiteArticle } from './rows.ts';
+import { sanitizeArticleHtml } from './sanitize.ts';
 
 function tocList(entries: readonly TocEntry[]): string {
   const items = entries.map((entry) => {
@@ -37,10 +38,10 @@ function headOf(article: SiteArticle, canonical: string): string {
   return tags.join('\n');
 }
 
-/** Part of every article page's ETag: bump when the template changes what a stored row renders to. */
+/** Part of every article page's ETag: bump when the template or the sanitizer changes what a row renders to. */
 export const ARTICLE_TEMPLATE_VERSION = '1';
 
-/** /blog/<slug>: the stored, sanitized article in the site's page, with its table of contents. */
+/** /blog/<slug>: the stored article, sanitized here, in the site's page with its table of contents. */
 export function renderArticlePage(article: SiteArticle, site: string): string {
   const canonical = siteUrl(site, articlePath(article.slug));
   const date = article.published_at ?? article.updated_at;
@@ -53,7 +54,7 @@ export function renderArticlePage(article: SiteArticle, site: string): string {
 <p class="meta"><time datetime="${date.toISOString()}">${escapeHtml(formatDate(date))}</time></p>
 ${toc}
 <div class="content">
-${article.html}
+${sanitizeArticleHtml(article.upstream_html)}
 </div>
 </article>`;
   return renderDocument({ title: article.title, head: headOf(article, canonical), body });

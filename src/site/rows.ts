@@ -8,8 +8,8 @@ export interface SiteArticle {
   slug: string;
   title: string;
   description: string | null;
-  /** Already sanitized by the projection. */
-  html: string;
+  /** Untrusted: as the content API sent it. Only ever rendered through the sanitizer. */
+  upstream_html: string;
   toc: TocEntry[];
   json_ld: JsonLd | null;
   images: ArticleImage[];
@@ -33,7 +33,7 @@ export const siteContent = {
   async article(pool: Pool, kind: string, slug: string): Promise<SiteArticle | undefined> {
     const { rows } = await pool.query<SiteArticle>({
       name: 'site-content-article',
-      text: `SELECT kind, slug, title, description, html, toc, json_ld, images, published_at, updated_at,
+      text: `SELECT kind, slug, title, description, upstream_html, toc, json_ld, images, published_at, updated_at,
                     synced_at, content_hash
              FROM ${SITE_CONTENT} WHERE kind = $1 AND slug = $2`,
       values: [kind, slug],

@@ -3,8 +3,8 @@ import sanitizeHtml from 'sanitize-html';
 /**
  * What survives of upstream article HTML: text structure, headings with their ids (the table of
  * contents links to them), images, tables, links and code. Scripts, styles, event-handler attributes,
- * forms, frames and javascript: URLs do not. A change here changes stored rows: bump the site_content
- * projection's version so they are rebuilt.
+ * forms, frames and javascript: URLs do not. A change here changes rendered pages: bump
+ * ARTICLE_TEMPLATE_VERSION (src/site/article-page.ts) so their ETags change too.
  */
 const options: sanitizeHtml.IOptions = {
   allowedTags: [

@@ -19,7 +19,8 @@ const ARGS = [
 ];
 
 async function launch(): Promise<Browser | string> {
-  if (!existsSync(CHROMIUM)) return `no Chromium at ${CHROMIUM}; install the chromium package or set CHROMIUM_PATH`;
+  if (!existsSync(CHROMIUM))
+    return `no Chromium at ${CHROMIUM}; install the chromium package or set CHROMIUM_PATH`;
   try {
     return await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
   } catch (error) {
@@ -32,7 +33,9 @@ const test = suite<{ ctx: ContentApp; browser: Browser }>('blog in a real browse
 
 if (typeof browser === 'string') {
   console.log(`skipped: blog in a real browser (${browser})`);
-  test.skip('a stored article renders, its TOC links resolve, its JSON-LD parses, upstream scripts never run');
+  test.skip(
+    'a stored article renders, its TOC links resolve, its JSON-LD parses, upstream scripts never run',
+  );
 } else {
   test.before(async (context) => {
     context.browser = browser;
@@ -76,7 +79,9 @@ if (typeof browser === 'string') {
       assert.is(links, 3);
       assert.equal(missing, []);
       const jsonLd = await page.evaluate(() =>
-        [...document.querySelectorAll('script[type="application/ld+json"]')].map((s) => JSON.parse(s.textContent!)),
+        [...document.querySelectorAll('script[type="application/ld+json"]')].map((s) =>
+          JSON.parse(s.textContent!),
+        ),
       );
       assert.is(jsonLd.length, 1);
       assert.is(jsonLd[0]['@type'], 'BlogPosting');

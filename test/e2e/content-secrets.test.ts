@@ -84,7 +84,10 @@ const json = { 'content-type': 'application/json' };
 
 test('sync, pages and error paths of the real process', async (ctx) => {
   assert.equal(await (await call(ctx, '/api/content/sync')).json(), { ok: true });
-  assert.is((await call(ctx, '/api/content/sync', { headers: { authorization: 'Bearer wrong' } })).status, 401);
+  assert.is(
+    (await call(ctx, '/api/content/sync', { headers: { authorization: 'Bearer wrong' } })).status,
+    401,
+  );
   assert.is(
     (await call(ctx, '/api/content/sync', { headers: { authorization: `Bearer ${CRON_SECRET}x` } })).status,
     401,
@@ -98,7 +101,9 @@ test('sync, pages and error paths of the real process', async (ctx) => {
   const named = await call(ctx, '/api/content/sync', {
     method: 'POST',
     headers: json,
-    body: JSON.stringify({ slugs: ['getting-started', 'tolerant-reading', 'missing', 'mismatch', 'bad slug'] }),
+    body: JSON.stringify({
+      slugs: ['getting-started', 'tolerant-reading', 'missing', 'mismatch', 'bad slug'],
+    }),
   });
   assert.is(named.status, 200);
   const namedBody = await named.json();
@@ -135,7 +140,9 @@ test('no secret in any log line, response or event', async (ctx) => {
   await ctx.service.stop();
   const log = ctx.service.output();
   assert.ok(log.includes('"msg":"request"'), 'the process logged its requests');
-  const { rows } = await ctx.db.pool.query('SELECT type, data::text AS data, metadata::text AS metadata FROM events');
+  const { rows } = await ctx.db.pool.query(
+    'SELECT type, data::text AS data, metadata::text AS metadata FROM events',
+  );
   assert.ok(rows.length >= 3, 'events were stored');
   const events = rows.map((r) => `${r.type} ${r.data} ${r.metadata}`).join('\n');
   const secrets: Record<string, string> = {
@@ -147,7 +154,8 @@ test('no secret in any log line, response or event', async (ctx) => {
   for (const [name, value] of Object.entries(secrets)) {
     assert.not.ok(log.includes(value), `${name} appears in the log`);
     assert.not.ok(events.includes(value), `${name} appears in an event`);
-    for (const response of ctx.seen) assert.not.ok(response.includes(value), `${name} appears in: ${response.slice(0, 80)}`);
+    for (const response of ctx.seen)
+      assert.not.ok(response.includes(value), `${name} appears in: ${response.slice(0, 80)}`);
   }
 });
 

@@ -5,7 +5,7 @@ import { generatedArticle, type RawArticle, sampleArticles } from '../support/co
 
 const TRICKY: RawArticle = {
   slug: 'tricky-title',
-  title: 'Quotes " and <b>tags</b> & \'apostrophes\'',
+  title: "Quotes \" and <b>tags</b> & 'apostrophes'",
   description: '"><script>alert(1)</script>',
   html: '<p>ok</p>',
   toc: [{ text: '<img src=x>', id: '"><script>x</script>' }],
@@ -32,7 +32,9 @@ const get = (ctx: ContentApp, url: string, headers: Record<string, string> = {})
   ctx.app.inject({ method: 'GET', url, headers });
 
 const jsonLdOf = (html: string): unknown[] =>
-  [...html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)].map((m) => JSON.parse(m[1]!));
+  [...html.matchAll(/<script type="application\/ld\+json">([\s\S]*?)<\/script>/g)].map((m) =>
+    JSON.parse(m[1]!),
+  );
 
 test('an article page: title, description, canonical URL, Open Graph, JSON-LD, TOC and the article', async ({
   ctx,

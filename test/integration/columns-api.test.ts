@@ -336,17 +336,25 @@ test('401, 403 (scope, organization) and 404 (table, column, wrong form) as cont
   assert.is((await call(t.app, 'GET', columnsOf(tableId), { headers: bearer(writeOnly) })).status, 403);
   assert.is((await call(t.app, 'PATCH', url, { headers: bearer(writeOnly), body })).status, 200);
 
+  // The body each request needs to get past validation, so that the answer is about access.
+  const bodyFor = (method: string, path: string) =>
+    method === 'PATCH'
+      ? body
+      : method !== 'POST'
+        ? undefined
+        : path.endsWith('/reorder')
+          ? { columnIds: [col.id] }
+          : { label: 'x', kind: 'input', dataType: 'text' };
   for (const [method, path] of [
     ['GET', columnsOf(tableId)],
     ['GET', url],
     ['PATCH', url],
     ['DELETE', url],
     ['GET', `${url}/history`],
+    ['POST', columnsOf(tableId)],
+    ['POST', `${columnsOf(tableId)}/reorder`],
   ] as const) {
-    const res = await call(t.app, method, path, {
-      headers: bearer(otherKey),
-      body: method === 'PATCH' ? body : undefined,
-    });
+    const res = await call(t.app, method, path, { headers: bearer(otherKey), body: bodyFor(method, path) });
     assert.is(res.status, 403, `${method} ${path}`);
     assert.is(res.body.code, 'forbidden');
   }
@@ -357,18 +365,20 @@ test('401, 403 (scope, organization) and 404 (table, column, wrong form) as cont
     ['GET', `${columnsOf(tableId)}/${newColumnId()}`],
     ['GET', `${columnsOf(tableId)}/${otherCol.id}`],
     ['GET', `${columnsOf(tableId)}/col_bad`],
+    ['GET', `${columnsOf(tableId)}/col_${'x'.repeat(300)}`],
+    ['GET', `/api/tables/tbl_${'x'.repeat(300)}`],
     ['PATCH', `${columnsOf(newTableId())}/${col.id}`],
     ['PATCH', `${columnsOf(tableId)}/${newColumnId()}`],
     ['PATCH', `${columnsOf(tableId)}/${otherCol.id}`],
     ['PATCH', `${columnsOf(tableId)}/whatever`],
     ['DELETE', `${columnsOf(tableId)}/${otherCol.id}`],
     ['GET', `${columnsOf(tableId)}/${otherCol.id}/history`],
+    ['POST', columnsOf(newTableId())],
+    ['POST', columnsOf('nope')],
+    ['POST', `${columnsOf(newTableId())}/reorder`],
   ] as const;
   for (const [method, path] of notFound) {
-    const res = await call(t.app, method, path, {
-      headers: bearer(key),
-      body: method === 'PATCH' ? body : undefined,
-    });
+    const res = await call(t.app, method, path, { headers: bearer(key), body: bodyFor(method, path) });
     assert.is(res.status, 404, `${method} ${path}`);
     assert.is(res.body.code, 'not_found');
   }

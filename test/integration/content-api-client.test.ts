@@ -6,7 +6,9 @@ import { generatedArticle } from '../support/content-samples.ts';
 import { type FakeContentApi, startFakeContentApi } from '../support/fake-content-api.ts';
 
 const KEY = 'client-test-key';
-const test = suite<{ fake: FakeContentApi; sleeps: number[]; client: ContentApiClient }>('content API client');
+const test = suite<{ fake: FakeContentApi; sleeps: number[]; client: ContentApiClient }>(
+  'content API client',
+);
 
 test.before(async (context) => {
   context.fake = await startFakeContentApi({
@@ -47,7 +49,10 @@ test('lists a page with kind, limit and offset, sending the key as a bearer', as
   assert.is(page.items.length, 20);
   assert.equal(fake.requests[0]!.query, { kind: 'blog', limit: '100', offset: '10' });
   assert.ok(fake.requests[0]!.authorized);
-  assert.ok(typeof page.raw === 'object' && page.raw !== null && 'posts' in page.raw, 'the raw payload is kept');
+  assert.ok(
+    typeof page.raw === 'object' && page.raw !== null && 'posts' in page.raw,
+    'the raw payload is kept',
+  );
 });
 
 test('the slug is URL-encoded in the detail path', async ({ fake, client }) => {
@@ -56,7 +61,11 @@ test('the slug is URL-encoded in the detail path', async ({ fake, client }) => {
 });
 
 test('a wrong key is a 401, not retried', async ({ fake }) => {
-  const client = new ContentApiClient({ baseUrl: fake.url, apiKey: 'wrong', retry: { sleep: async () => {} } });
+  const client = new ContentApiClient({
+    baseUrl: fake.url,
+    apiKey: 'wrong',
+    retry: { sleep: async () => {} },
+  });
   const error = await rejection(client.listPage(0));
   assert.is(error.status, 401);
   assert.is(fake.requests.length, 1);

@@ -17,9 +17,12 @@ test.before.each(({ ctx }) => {
   ctx.fake.setArticles(ARTICLES);
 });
 
-const fullSync = (ctx: ContentApp) => ctx.app.inject({ method: 'GET', url: ctx.syncPath, headers: cronHeaders });
+const fullSync = (ctx: ContentApp) =>
+  ctx.app.inject({ method: 'GET', url: ctx.syncPath, headers: cronHeaders });
 
-test('pages with limit=100 and offsets 0, 100, 200 until a short page; stores every article', async ({ ctx }) => {
+test('pages with limit=100 and offsets 0, 100, 200 until a short page; stores every article', async ({
+  ctx,
+}) => {
   // Slow answers, so that the requests in flight overlap and the limit shows.
   ctx.fake.behaviour.delayMs = 5;
   const res = await fullSync(ctx);
@@ -32,7 +35,10 @@ test('pages with limit=100 and offsets 0, 100, 200 until a short page; stores ev
     [0, 100, 200].map((offset) => ({ kind: 'blog', limit: '100', offset: String(offset) })),
   );
   assert.is(ctx.fake.detailRequests().length, 250, 'summaries without HTML are fetched by slug');
-  assert.ok(ctx.fake.maxConcurrentDetails <= 8, `at most 8 detail requests in flight (${ctx.fake.maxConcurrentDetails})`);
+  assert.ok(
+    ctx.fake.maxConcurrentDetails <= 8,
+    `at most 8 detail requests in flight (${ctx.fake.maxConcurrentDetails})`,
+  );
   assert.equal(
     body.items.slice(0, 2).map((i: { slug: string }) => i.slug),
     ['article-00000', 'article-00001'],
@@ -144,7 +150,9 @@ test('only one full sync at a time: a second one gets 409 sync_in_progress', asy
   assert.is((await first).statusCode, 200);
 });
 
-test('the lock holds across processes: a lock held on another connection refuses the sync', async ({ ctx }) => {
+test('the lock holds across processes: a lock held on another connection refuses the sync', async ({
+  ctx,
+}) => {
   const other = new pg.Client(ctx.db.url);
   await other.connect();
   try {

@@ -37,7 +37,13 @@ test('GET and empty POSTs without Authorization are a probe: ok, nothing synced'
 });
 
 test('a wrong or malformed bearer is a 401 problem and syncs nothing', async ({ ctx }) => {
-  for (const authorization of ['Bearer nope', 'Basic dGVzdA==', 'Bearer', '', `Bearer ${cronHeaders.authorization}x`]) {
+  for (const authorization of [
+    'Bearer nope',
+    'Basic dGVzdA==',
+    'Bearer',
+    '',
+    `Bearer ${cronHeaders.authorization}x`,
+  ]) {
     const res = await ctx.app.inject({ method: 'GET', url: ctx.syncPath, headers: { authorization } });
     assert.is(res.statusCode, 401, authorization);
     assert.match(res.headers['content-type'] as string, 'application/problem+json');
@@ -50,7 +56,9 @@ test('a wrong or malformed bearer is a 401 problem and syncs nothing', async ({ 
 });
 
 test('POST naming items syncs exactly those slugs and answers per contract 2.2', async ({ ctx }) => {
-  const res = await post(ctx, { items: [{ slug: 'getting-started', kind: 'blog' }, { slug: 'tolerant-reading' }] });
+  const res = await post(ctx, {
+    items: [{ slug: 'getting-started', kind: 'blog' }, { slug: 'tolerant-reading' }],
+  });
   assert.is(res.statusCode, 200);
   const body = res.json();
   assert.equal(Object.keys(body).sort(), ['errors', 'items', 'synced']);
@@ -63,10 +71,16 @@ test('POST naming items syncs exactly those slugs and answers per contract 2.2',
   for (const item of body.items) assert.match(item.updated_at, ISO_UTC);
   assert.equal(body.errors, []);
   assert.equal(
-    ctx.fake.detailRequests().map((r) => r.path).sort(),
+    ctx.fake
+      .detailRequests()
+      .map((r) => r.path)
+      .sort(),
     ['/posts/getting-started', '/posts/tolerant-reading'],
   );
-  assert.ok(ctx.fake.requests.every((r) => r.authorized), 'the content API key is sent as a bearer');
+  assert.ok(
+    ctx.fake.requests.every((r) => r.authorized),
+    'the content API key is sent as a bearer',
+  );
   assert.is(ctx.fake.listRequests().length, 0);
   // Read-your-writes: the page is there as soon as the sync answered.
   const page = await ctx.app.inject({ method: 'GET', url: '/blog/getting-started' });
@@ -81,10 +95,18 @@ test('POST naming items syncs exactly those slugs and answers per contract 2.2',
   assert.match(String(synced[0]!.data.contentHash), /^[0-9a-f]{64}$/);
 });
 
-test('publish_article notifications in their common shapes name slugs; their HTML is ignored', async ({ ctx }) => {
+test('publish_article notifications in their common shapes name slugs; their HTML is ignored', async ({
+  ctx,
+}) => {
   const shapes: unknown[] = [
-    { event_type: 'publish_articles', data: { articles: [{ slug: 'getting-started' }, { slug: 'hostile-html' }] } },
-    { event: 'publish_article', data: { article: { slug: 'tolerant-reading', html: '<p>FROM THE WEBHOOK</p>' } } },
+    {
+      event_type: 'publish_articles',
+      data: { articles: [{ slug: 'getting-started' }, { slug: 'hostile-html' }] },
+    },
+    {
+      event: 'publish_article',
+      data: { article: { slug: 'tolerant-reading', html: '<p>FROM THE WEBHOOK</p>' } },
+    },
     { slug: 'getting-started' },
     { slugs: ['getting-started'] },
     { post: { slug: 'getting-started' } },
@@ -103,9 +125,16 @@ test('publish_article notifications in their common shapes name slugs; their HTM
   assert.match(page.body, 'content_html, contentHtml');
 });
 
-test('slugs are trimmed and deduplicated; invalid ones become errors while the others go on', async ({ ctx }) => {
+test('slugs are trimmed and deduplicated; invalid ones become errors while the others go on', async ({
+  ctx,
+}) => {
   const res = await post(ctx, {
-    items: [{ slug: ' getting-started ' }, { slug: 'getting-started' }, { slug: '../etc/passwd' }, { slug: 42 }],
+    items: [
+      { slug: ' getting-started ' },
+      { slug: 'getting-started' },
+      { slug: '../etc/passwd' },
+      { slug: 42 },
+    ],
     slugs: ['-leading-dash', 'getting-started'],
   });
   assert.is(res.statusCode, 200);
@@ -127,8 +156,12 @@ test('slugs are trimmed and deduplicated; invalid ones become errors while the o
   assert.is(ctx.fake.detailRequests().length, 1);
 });
 
-test('a body that is not JSON, or names no slug, is a 400 problem; more than 100 slugs too', async ({ ctx }) => {
-  const notJson = await post(ctx, 'slug=getting-started', { 'content-type': 'application/x-www-form-urlencoded' });
+test('a body that is not JSON, or names no slug, is a 400 problem; more than 100 slugs too', async ({
+  ctx,
+}) => {
+  const notJson = await post(ctx, 'slug=getting-started', {
+    'content-type': 'application/x-www-form-urlencoded',
+  });
   assert.is(notJson.statusCode, 400);
   assert.is(notJson.json().code, 'malformed_json');
   assert.match(notJson.json().detail, 'not JSON');
@@ -156,7 +189,9 @@ test('per-item failures are isolated errors; the sync still answers 200', async 
   ctx.fake.overrideDetail('no-html', { slug: 'no-html', title: 'Nothing to show' });
   ctx.fake.overrideDetail('other-slug', { post: { slug: 'getting-started', html: '<p>x</p>' } });
   ctx.fake.failNext({ slug: 'tolerant-reading' }, { status: 503, times: 3 });
-  const res = await post(ctx, { slugs: ['missing', 'no-html', 'other-slug', 'tolerant-reading', 'hostile-html'] });
+  const res = await post(ctx, {
+    slugs: ['missing', 'no-html', 'other-slug', 'tolerant-reading', 'hostile-html'],
+  });
   assert.is(res.statusCode, 200);
   const body = res.json();
   assert.equal(
@@ -185,7 +220,14 @@ test('re-syncing unchanged content appends nothing and still reports the item; a
   const again = (await post(ctx, { slug: article.slug })).json();
   assert.equal(again.items, first.items);
   assert.is((await ctx.articleEvents()).length, before);
-  ctx.fake.upsert({ ...article, html: `${article.html}<p>An added paragraph.</p>`, updated_at: '2030-01-01T00:00:00Z' });
+  // The page is rendered and cached before the change: the sync must drop it.
+  const cached = await ctx.app.inject({ method: 'GET', url: `/blog/${article.slug}` });
+  assert.not.match(cached.body, 'An added paragraph.');
+  ctx.fake.upsert({
+    ...article,
+    html: `${article.html}<p>An added paragraph.</p>`,
+    updated_at: '2030-01-01T00:00:00Z',
+  });
   const changed = (await post(ctx, { slug: article.slug })).json();
   assert.equal(changed.items, [{ slug: article.slug, updated_at: '2030-01-01T00:00:00.000Z' }]);
   assert.is((await ctx.articleEvents()).length, before + 1);

@@ -22,9 +22,6 @@ interface Ctx {
 }
 
 const test = suite<Ctx>('projection runner');
-let t0 = 0;
-test.before.each(() => { t0 = Date.now(); });
-test.after.each(() => { console.log('took', Date.now() - t0); });
 
 test.before.each(async (ctx) => {
   ctx.db = await freshDatabase();

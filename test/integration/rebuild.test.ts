@@ -72,7 +72,8 @@ test('a rebuild while the live runner follows writes swaps in tables equal to a 
       await writeNotes(ctx.store, 15, { seed: 'race-' });
       const target = await ctx.store.head();
       await until(
-        async () => comparePositions((await checkpoints.get(ctx.db.pool, 'ops_notes'))!.position, target) >= 0,
+        async () =>
+          comparePositions((await checkpoints.get(ctx.db.pool, 'ops_notes'))!.position, target) >= 0,
         'the live runner to pass the shadow',
       );
     },
@@ -198,7 +199,7 @@ test('a version bump rebuilds at start-up; the old tables serve, untouched, unti
   );
 });
 
-test('the live runner of an older version holds still and applies nothing', async (ctx) => {
+test('code older than the stored version applies nothing and leaves the projection to newer code', async (ctx) => {
   await writeNotes(ctx.store, 10);
   // Stored version 3 in the row, code version 2: this process must leave the tables alone.
   await ctx.db.pool.query(`INSERT INTO projection_checkpoints (name, version) VALUES ('ops_notes', 3)`);
@@ -209,6 +210,18 @@ test('the live runner of an older version holds still and applies nothing', asyn
   const { rows } = await ctx.db.pool.query('SELECT count(*)::int AS n FROM ops_notes');
   assert.is(rows[0].n, 0);
   assert.is((await checkpoints.get(ctx.db.pool, 'ops_notes'))?.eventsApplied, 0);
+  // A process with the newer code takes the projection over: the older one let go of its lock.
+  const newer = new Projections(ctx.store, ctx.db.pool, [notesProjection({ version: 3 })], {
+    standbyRetryMs: 50,
+  });
+  await newer.start();
+  try {
+    await until(() => caughtUp(ctx), 'the newer code to take over');
+    assert.is((await checkpoints.get(ctx.db.pool, 'ops_notes'))?.eventsApplied, 10);
+    assert.is(ctx.projections?.runner('ops_notes').currentState, 'standby');
+  } finally {
+    await newer.stop();
+  }
 });
 
 test.run();

@@ -38,6 +38,16 @@ export interface Answer {
   body: any;
 }
 
+/** JSON when the answer is JSON, else the text as it is (HTML pages, feeds). */
+function parse(text: string): unknown {
+  if (!text) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
 /** One request against either kind of target; the body is parsed JSON when there is one. */
 export async function call(
   target: Target,
@@ -50,19 +60,14 @@ export async function call(
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   if (typeof target === 'string') {
     const res = await fetch(new URL(path, target), { method, headers, body: payload });
-    const text = await res.text();
-    return {
-      status: res.status,
-      headers: Object.fromEntries(res.headers),
-      body: text ? JSON.parse(text) : null,
-    };
+    return { status: res.status, headers: Object.fromEntries(res.headers), body: parse(await res.text()) };
   }
   const app = 'app' in target ? target.app : target;
   const res = await app.inject({ method: method as 'GET', url: path, headers, payload });
   return {
     status: res.statusCode,
     headers: res.headers as Record<string, string>,
-    body: res.body ? JSON.parse(res.body) : null,
+    body: parse(res.body),
   };
 }
 

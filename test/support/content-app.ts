@@ -17,7 +17,9 @@ export interface ContentApp extends TestApp {
   fake: FakeContentApi;
   syncPath: string;
   /** Every event of the article streams, oldest first. */
-  articleEvents(): Promise<{ stream: string; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }[]>;
+  articleEvents(): Promise<
+    { stream: string; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> }[]
+  >;
 }
 
 /**

@@ -6,7 +6,8 @@
 export type RawArticle = Record<string, unknown> & { slug: string };
 
 export function sampleArticles(imageBase?: string): RawArticle[] {
-  const image = (name: string) => (imageBase ? `${imageBase}/images/${name}.png` : `https://images.example/${name}.png`);
+  const image = (name: string) =>
+    imageBase ? `${imageBase}/images/${name}.png` : `https://images.example/${name}.png`;
   return [
     {
       slug: 'getting-started',
@@ -44,7 +45,11 @@ export function sampleArticles(imageBase?: string): RawArticle[] {
         '<h2 id="aliases">Aliases</h2><p>html, content_html, contentHtml, content or body.</p>' +
         '<table><tr><th>field</th><th>aliases</th></tr><tr><td>title</td><td>headline</td></tr></table>',
       tableOfContents: ['Aliases'],
-      jsonLd: JSON.stringify({ '@context': 'https://schema.org', '@type': 'Article', name: 'Tolerant reading' }),
+      jsonLd: JSON.stringify({
+        '@context': 'https://schema.org',
+        '@type': 'Article',
+        name: 'Tolerant reading',
+      }),
       images: [{ url: image('aliases'), alt: 'Aliases' }],
       publishedAt: '2024-04-10T08:00:00Z',
     },
@@ -61,7 +66,8 @@ export function sampleArticles(imageBase?: string): RawArticle[] {
           '<style>body { display: none }</style><p>Only text survives.</p>',
       },
       outline: [{ heading: 'Safe heading', id: 'safe' }],
-      schema: '{"@context":"https://schema.org","@type":"Article","name":"</script><script>window.__pwned=true</script>"}',
+      schema:
+        '{"@context":"https://schema.org","@type":"Article","name":"</script><script>window.__pwned=true</script>"}',
       published_at: '2024-05-05T12:00:00Z',
     },
   ];
@@ -91,7 +97,11 @@ export function generatedArticle(index: number, bytes = 20_000): RawArticle {
     description: `The generated article number ${index}.`,
     html: sections.join(''),
     toc,
-    json_ld: { '@context': 'https://schema.org', '@type': 'BlogPosting', headline: `Article number ${index}` },
+    json_ld: {
+      '@context': 'https://schema.org',
+      '@type': 'BlogPosting',
+      headline: `Article number ${index}`,
+    },
     image_url: `https://images.example/${index}.png`,
     published_at: date,
     updated_at: date,

@@ -79,6 +79,11 @@ export class FakeContentApi {
     this.json.delete(article.slug);
   }
 
+  /** Serializes every article now, so that the first requests measured do not pay for it. */
+  warm(): void {
+    for (const slug of this.articles.keys()) this.cached(slug);
+  }
+
   remove(slug: string): void {
     this.articles.delete(slug);
     this.json.delete(slug);
@@ -113,7 +118,9 @@ export class FakeContentApi {
   }
 
   detailRequests(slug?: string): RecordedRequest[] {
-    return this.requests.filter((r) => r.path.startsWith('/posts/') && (!slug || r.path === `/posts/${slug}`));
+    return this.requests.filter(
+      (r) => r.path.startsWith('/posts/') && (!slug || r.path === `/posts/${slug}`),
+    );
   }
 
   listRequests(): RecordedRequest[] {
@@ -169,7 +176,9 @@ export class FakeContentApi {
       if (scripted?.kind === 'hang') return await new Promise<void>((resolve) => res.once('close', resolve));
       if (this.behaviour.delayMs > 0) await new Promise((r) => setTimeout(r, this.behaviour.delayMs));
       if (scripted) {
-        const headers: Record<string, string> = scripted.retryAfter ? { 'retry-after': scripted.retryAfter } : {};
+        const headers: Record<string, string> = scripted.retryAfter
+          ? { 'retry-after': scripted.retryAfter }
+          : {};
         return send(res, scripted.status ?? 500, '{"error":"scripted failure"}', headers);
       }
       if (slug !== undefined) return this.sendArticle(res, slug);
@@ -180,11 +189,13 @@ export class FakeContentApi {
   }
 
   private sendArticle(res: ServerResponse, slug: string): void {
-    if (this.overrides.has(slug)) return send(res, 200, JSON.stringify(this.overrides.get(slug)));
-    if (!this.articles.has(slug)) return send(res, 404, '{"error":"no such post"}');
-    const body = this.cached(slug).detail;
-    const shape = this.behaviour.articleShape;
-    send(res, 200, shape === 'bare' ? body : `{"${shape}":${body}}`);
+    if (this.overrides.has(slug)) send(res, 200, JSON.stringify(this.overrides.get(slug)));
+    else if (!this.articles.has(slug)) send(res, 404, '{"error":"no such post"}');
+    else {
+      const body = this.cached(slug).detail;
+      const shape = this.behaviour.articleShape;
+      send(res, 200, shape === 'bare' ? body : `{"${shape}":${body}}`);
+    }
   }
 
   private sendList(res: ServerResponse, query: URLSearchParams): void {
@@ -194,7 +205,11 @@ export class FakeContentApi {
     if (this.behaviour.pagination === 'endless') {
       // Always a full page of fresh slugs, each carrying its HTML: a provider that never ends.
       items = Array.from({ length: limit }, (_, i) =>
-        JSON.stringify({ slug: `endless-${offset + i}`, title: `Endless ${offset + i}`, html: '<p>again</p>' }),
+        JSON.stringify({
+          slug: `endless-${offset + i}`,
+          title: `Endless ${offset + i}`,
+          html: '<p>again</p>',
+        }),
       );
     } else {
       const slugs = [...this.articles.keys()];
@@ -239,7 +254,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const base = `http://127.0.0.1:${port}`;
   const api = await startFakeContentApi({ apiKey, port, articles: sampleArticles(base) });
   console.log(`fake content API on ${api.url} (key: ${apiKey}), ${sampleArticles().length} articles`);
-  console.log(`try: curl -H "Authorization: Bearer ${apiKey}" "${api.url}/posts?kind=blog&limit=100&offset=0"`);
+  console.log(
+    `try: curl -H "Authorization: Bearer ${apiKey}" "${api.url}/posts?kind=blog&limit=100&offset=0"`,
+  );
   const stop = () => void api.close().then(() => process.exit(0));
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);

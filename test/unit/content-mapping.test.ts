@@ -64,7 +64,8 @@ test('title from title or headline; description from its seven names, tags strip
     { meta: { description: 'D' } },
     { excerpt: '<p>D</p>' },
   ];
-  for (const d of descriptions) assert.is(mapped({ slug: 's', html: 'x', ...d }).description, 'D', JSON.stringify(d));
+  for (const d of descriptions)
+    assert.is(mapped({ slug: 's', html: 'x', ...d }).description, 'D', JSON.stringify(d));
   assert.is(mapped({ slug: 's', html: 'x' }).description, null);
 });
 
@@ -120,7 +121,11 @@ test('images from every alias, strings or { url, alt }; only http(s) URLs, no du
     hero_image_url: 'javascript:alert(1)',
     featured_image: 'https://i.test/1.png',
     og_image: 'not a url',
-    images: ['https://i.test/4.png', { url: 'http://i.test/5.png', alt: 'Five' }, { src: 'https://i.test/6.png' }],
+    images: [
+      'https://i.test/4.png',
+      { url: 'http://i.test/5.png', alt: 'Five' },
+      { src: 'https://i.test/6.png' },
+    ],
   }).images;
   assert.equal(images, [
     { url: 'https://i.test/1.png' },
@@ -133,7 +138,12 @@ test('images from every alias, strings or { url, alt }; only http(s) URLs, no du
 });
 
 test('dates from snake or camel case, as ISO 8601 UTC; unreadable dates are null', () => {
-  const a = mapped({ slug: 's', html: 'x', published_at: '2024-01-02T03:04:05+02:00', updatedAt: 1_700_000_000 });
+  const a = mapped({
+    slug: 's',
+    html: 'x',
+    published_at: '2024-01-02T03:04:05+02:00',
+    updatedAt: 1_700_000_000,
+  });
   assert.is(a.publishedAt, '2024-01-02T01:04:05.000Z');
   assert.is(a.updatedAt, '2023-11-14T22:13:20.000Z');
   const b = mapped({ slug: 's', html: 'x', publishedAt: 'yesterday' });

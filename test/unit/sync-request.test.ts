@@ -65,7 +65,10 @@ test('no slug at all, a non-object body, or more than 100 slugs: a 400', () => {
     );
   }
   const names = Array.from({ length: 101 }, (_, i) => `s${i}`);
-  assert.throws(() => parseNamedSync({ slugs: names }), (e: unknown) => e instanceof AppError && /100/.test(e.detail));
+  assert.throws(
+    () => parseNamedSync({ slugs: names }),
+    (e: unknown) => e instanceof AppError && /100/.test(e.detail),
+  );
   assert.is(parseNamedSync({ slugs: names.slice(1) }).targets.length, 100);
 });
 
@@ -94,7 +97,11 @@ const article: ArticleContent = {
 const now = new Date('2025-06-01T12:00:00.000Z');
 
 test('decider: given no events, when synced, then ArticleSynced with the hash and the fetch time', () => {
-  const events = articleDecider.decide({ kind: 'blog', article, source: 'named' }, articleDecider.initialState(), now);
+  const events = articleDecider.decide(
+    { kind: 'blog', article, source: 'named' },
+    articleDecider.initialState(),
+    now,
+  );
   assert.is(events.length, 1);
   assert.is(events[0]!.data.contentHash, contentHash('blog', article));
   assert.is(events[0]!.data.fetchedAt, now.toISOString());

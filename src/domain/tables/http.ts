@@ -5,8 +5,8 @@ import { principalOf } from '../../http/access-hook.ts';
 import type { AppDeps } from '../../http/app.ts';
 
 // Ids are checked for their form in the handlers: a malformed id names nothing and answers 404, not 400.
-export const TableParams = z.object({ tableId: z.string().max(200) });
-export const ColumnParams = z.object({ tableId: z.string().max(200), columnId: z.string().max(200) });
+export const TableParams = z.object({ tableId: z.string() });
+export const ColumnParams = z.object({ tableId: z.string(), columnId: z.string() });
 
 export const TableSchema = z
   .object({ id: z.string(), name: z.string(), createdAt: z.string(), updatedAt: z.string() })
