@@ -46,9 +46,8 @@ async function copyLimit(pool: pg.Pool, projection: Projection): Promise<{ secon
     const target = `${logical}_copy_${randomBytes(3).toString('hex')}`;
     try {
       const chunks: Buffer[] = [];
-      await pipeline(client.query(copyTo(`COPY ${logical} TO STDOUT`)), async function* (source) {
-        for await (const chunk of source) chunks.push(chunk as Buffer);
-      });
+      for await (const chunk of client.query(copyTo(`COPY ${logical} TO STDOUT`)))
+        chunks.push(chunk as Buffer);
       for (const statement of ddl(target)) await client.query(statement);
       const copied = await timed(async () => {
         const stream = client.query(copyFrom(`COPY ${target} FROM STDIN`));
@@ -96,17 +95,16 @@ try {
         onProgress: (p) => {
           if (performance.now() - last < 2000) return;
           last = performance.now();
-          log(`${projection.name}: ${p.processed.toLocaleString('en-US')}/${p.total?.toLocaleString('en-US')}`);
+          log(
+            `${projection.name}: ${p.processed.toLocaleString('en-US')}/${p.total?.toLocaleString('en-US')}`,
+          );
         },
       }),
     );
     if (rebuilt.value.outcome !== 'swapped') throw new Error(`${projection.name}: ${rebuilt.value.outcome}`);
     const handled = Number(
-      (
-        await pool.query('SELECT count(*) AS n FROM events WHERE type = ANY($1)', [
-          [...projection.handles],
-        ])
-      ).rows[0].n,
+      (await pool.query('SELECT count(*) AS n FROM events WHERE type = ANY($1)', [[...projection.handles]]))
+        .rows[0].n,
     );
     await server.checkpoint();
     const copy = await copyLimit(pool, projection);
@@ -155,9 +153,7 @@ try {
   console.log(textTable(headers, rows));
   const met = (r: Result) =>
     EVENTS / r.rebuildSeconds >= TARGET_RATE && r.copySeconds / r.rebuildSeconds >= TARGET_RATIO;
-  const verdict = results
-    .map((r) => `${r.name}: ${met(r) ? 'met' : 'not met'}`)
-    .join('; ');
+  const verdict = results.map((r) => `${r.name}: ${met(r) ? 'met' : 'not met'}`).join('; ');
   const body = `Measured ${new Date().toISOString().slice(0, 10)} by \`npm run bench:rebuild\` on ${describeMachine()}; PostgreSQL ${server.version} (${server.origin}, default settings).
 
 The log: ${EVENTS.toLocaleString('en-US')} events, interleaved: ${w.articleEvents.toLocaleString('en-US')} \`ArticleSynced\` (${w.articles.toLocaleString('en-US')} articles synced twice, ~1.3 KB of HTML each) and ${w.columnEvents.toLocaleString('en-US')} column events (${w.columns.toLocaleString('en-US')} columns, each created and patched three times). Each projection is rebuilt blue/green by \`src/projection/rebuild.ts\` (batches of ${BATCH} events with their checkpoint, read-ahead of the next page, then the swap), replaying the whole log; **events/s counts the log's events** (${EVENTS.toLocaleString('en-US')} / seconds), handled or not.

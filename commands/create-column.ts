@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { COLUMNS } from '../projections/columns.ts';
-import { type Decider, handleCommand } from '../src/command.ts';
+import { type CommandResult, type Decider, handleCommand } from '../src/command.ts';
 import type { Pool } from '../src/db/pool.ts';
 import { type ColumnState, evolveColumn, initialColumnState } from '../src/domain/columns/column-state.ts';
 import { type ConfigContext, validateColumnConfig } from '../src/domain/columns/config/index.ts';
@@ -171,7 +171,7 @@ export const createColumnRoute: RouteModule = (app, deps) => {
         metadata,
         now,
       });
-      let result: Awaited<ReturnType<typeof handleCommand<ColumnState, CreateColumn, ColumnEvent>>>;
+      let result: CommandResult<ColumnState, ColumnEvent>;
       try {
         result = await handleCommand({
           store: deps.store,

@@ -2,8 +2,11 @@ import { Semaphore } from '../src/content-api/semaphore.ts';
 import { type SyncContext, syncItem } from './sync-item.ts';
 import type { NamedSyncRequest } from './sync-request.ts';
 
-/** Items fetched and stored at once; the client keeps detail requests to its own, lower limit. */
-export const ITEM_CONCURRENCY = 16;
+/**
+ * Items under way at once (fetching, waiting to be stored, storing). Fetches and writes have their
+ * own, lower limits; this one only bounds what is held in memory.
+ */
+export const ITEM_CONCURRENCY = 64;
 
 /** Syncs exactly the named slugs; each failure is isolated in the report. */
 export async function runNamedSync(ctx: SyncContext, request: NamedSyncRequest): Promise<void> {

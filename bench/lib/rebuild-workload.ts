@@ -61,7 +61,9 @@ function articleEvent(n: number, revision: number, at: Date) {
     publishedAt: new Date(at.getTime() - 86_400_000).toISOString(),
     updatedAt: at.toISOString(),
   };
-  const contentHash = createHash('sha256').update(JSON.stringify({ kind, ...article })).digest('hex');
+  const contentHash = createHash('sha256')
+    .update(JSON.stringify({ kind, ...article }))
+    .digest('hex');
   return {
     stream: streams.article(kind, article.slug),
     revision,
@@ -136,7 +138,12 @@ export async function seedLog(pool: pg.Pool, w: Workload, chunk = 5000): Promise
   const flush = async () => {
     if (batch.length === 0) return;
     const prepared = batch.map((e) =>
-      eventRegistry.prepare({ id: randomUUID(), type: e.type, data: e.data, metadata: { actor: 'system:sync' } }),
+      eventRegistry.prepare({
+        id: randomUUID(),
+        type: e.type,
+        data: e.data,
+        metadata: { actor: 'system:sync' },
+      }),
     );
     await pool.query(
       `INSERT INTO events (stream_name, stream_revision, event_id, type, data, metadata)

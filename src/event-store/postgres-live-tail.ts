@@ -10,14 +10,17 @@ const MAX_POLL_MS = 1000;
 
 /**
  * Follows `$all` for any number of subscribers: pages through what is there, then waits for a
- * NOTIFY from `append_events` or, failing that, polls with backoff. Polling also covers events
- * that were committed but not yet safe to read (an older transaction still running).
+ * wake-up (an append in this process, or a NOTIFY from another) or, failing that, polls with
+ * backoff. Polling also covers events that were committed but not yet safe to read (an older
+ * transaction still running) and appends whose NOTIFY never came (a writer died after its commit).
  */
 export class LiveTail {
   private listener?: pg.Client;
   private connecting?: Promise<void>;
   private readonly wakeups = new EventEmitter();
   private closed = false;
+  private notifying?: Promise<unknown>;
+  private notifyAgain = false;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -71,6 +74,32 @@ export class LiveTail {
     });
   }
 
+  /** After a committed append: wake this process's followers now, other processes with a NOTIFY. */
+  appended(): void {
+    this.wakeups.emit('wake');
+    this.notifyOthers();
+  }
+
+  // At most one NOTIFY in flight per process: appends finishing meanwhile ask for one more after it,
+  // so every append is followed by a NOTIFY sent after its commit, without serialising the appends.
+  private notifyOthers(): void {
+    if (this.closed) return;
+    if (this.notifying) {
+      this.notifyAgain = true;
+      return;
+    }
+    this.notifying = this.pool
+      .query('NOTIFY events_appended')
+      .catch(() => {})
+      .finally(() => {
+        this.notifying = undefined;
+        if (this.notifyAgain) {
+          this.notifyAgain = false;
+          this.notifyOthers();
+        }
+      });
+  }
+
   private ensureListener(): Promise<void> {
     if (this.listener || this.closed) return Promise.resolve();
     this.connecting ??= (async () => {
@@ -97,6 +126,7 @@ export class LiveTail {
   async close(): Promise<void> {
     this.closed = true;
     this.wakeups.emit('wake');
+    await this.notifying;
     await this.connecting;
     await this.listener?.end().catch(() => {});
     this.listener = undefined;

@@ -91,6 +91,7 @@ export class PostgresEventStore implements EventStore {
       const actual = BigInt(row.revision);
       throw new WrongExpectedRevisionError(stream, expected, actual < 0n ? 'no_stream' : actual);
     }
+    this.tail.appended();
     return {
       nextExpectedRevision: BigInt(row.revision),
       position: { commit: BigInt(row.last_tx as string), prepare: BigInt(row.last_position as string) },
@@ -105,7 +106,7 @@ export class PostgresEventStore implements EventStore {
       position: string;
     }>(
       `SELECT stream_name, stream_revision, tx_id::text AS tx_id, position FROM events
-       WHERE event_id = ANY($1::uuid[]) ORDER BY position`,
+       WHERE event_id = ANY($1::uuid[]) ORDER BY events.tx_id, events.position`,
       [ids],
     );
     if (rows.length === 0) return undefined;

@@ -3,7 +3,7 @@
 -- The PostgreSQL event store. One row per event; `tx_id` is the writing transaction, so readers can
 -- stay below the oldest transaction still running and never skip an event that commits late.
 CREATE TABLE events (
-  position        bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  position        bigint GENERATED ALWAYS AS IDENTITY,
   tx_id           xid8 NOT NULL DEFAULT pg_current_xact_id(),
   stream_name     text NOT NULL,
   stream_revision bigint NOT NULL,
@@ -12,9 +12,10 @@ CREATE TABLE events (
   data            jsonb NOT NULL,
   metadata        jsonb NOT NULL DEFAULT '{}',
   recorded_at     timestamptz NOT NULL DEFAULT clock_timestamp(),
+  -- Global reads go by (tx_id, position); nothing reads by position alone, so this one index serves.
+  PRIMARY KEY (tx_id, position),
   UNIQUE (stream_name, stream_revision)
 );
-CREATE INDEX events_global_order ON events (tx_id, position);
 
 -- The current revision of every stream; its row lock serialises writers of one stream only.
 CREATE TABLE streams (
@@ -22,8 +23,10 @@ CREATE TABLE streams (
   revision    bigint NOT NULL
 );
 
--- One round trip per append: the expected-revision check, the revision bump, the insert and the wake-up
--- of live subscribers all happen in the caller's single statement (and so in one short transaction).
+-- One round trip per append: the expected-revision check, the revision bump and the insert happen in the
+-- caller's single statement (and so in one short transaction). No NOTIFY here: a notifying transaction
+-- holds a server-wide lock through its commit, which serialises every append and defeats group commit;
+-- the adapter wakes followers after the commit instead.
 -- expected: 'any' | 'no_stream' | 'exists' | a revision as text.
 -- Returns ok=false with the actual revision (-1 = no stream) when the expectation does not hold.
 CREATE FUNCTION append_events(
@@ -67,7 +70,6 @@ BEGIN
     RETURNING events.tx_id, events.position
   )
   SELECT true, new_rev, max(i.tx_id), max(i.position) FROM inserted i;
-  PERFORM pg_notify('events_appended', '');
 END;
 $$;
 

@@ -101,20 +101,24 @@ export async function rebuildProjection(
     await progress('building');
     for (let attempt = 1; ; attempt++) {
       const caughtUp = await worker.build(from, () => progress('building'));
-      const result = {
+      const result = (outcome: RebuildResult['outcome']): RebuildResult => ({
+        outcome,
         projection: projection.name,
         version: projection.version,
         resumed,
+        position: worker.position,
         processed: worker.processed,
-      };
-      const elapsed = () => (performance.now() - started) / 1000;
-      if (!caughtUp)
-        return { ...result, outcome: 'interrupted', position: worker.position, seconds: elapsed() };
+        seconds: (performance.now() - started) / 1000,
+      });
+      if (!caughtUp) return result('interrupted');
       await progress('swapping');
-      const swapped = await worker.swap(record.reason, record.actor, started);
+      const swapped = await worker.swap(
+        { reason: options.reason ?? record.reason, actor: options.actor, startedBy: record.actor },
+        started,
+      );
       if (swapped) {
         await progress('swapped');
-        return { ...result, outcome: 'swapped', position: worker.position, seconds: elapsed() };
+        return result('swapped');
       }
       if (attempt >= SWAP_ATTEMPTS)
         throw new Error(`could not take the table locks to swap ${projection.name}`);
@@ -258,7 +262,7 @@ class RebuildWorker {
    * shadow up to at least the live checkpoint, replace the live tables by the shadows, move the live
    * checkpoint to the shadow's position and version. False when a table lock was not had in time.
    */
-  async swap(reason: string, actor: string, started: number): Promise<boolean> {
+  async swap(by: { reason: string; actor: string; startedBy: string }, started: number): Promise<boolean> {
     const name = this.projection.name;
     try {
       await inTransaction(this.pool, async (tx) => {
@@ -294,9 +298,10 @@ class RebuildWorker {
         await projectionAudit.record(tx, {
           projection: name,
           action: 'rebuild',
-          actor,
+          actor: by.actor,
           detail: {
-            reason,
+            reason: by.reason,
+            startedBy: by.startedBy,
             fromVersion: live.version,
             toVersion: this.projection.version,
             position: { commit: String(position.commit), prepare: String(position.prepare) },

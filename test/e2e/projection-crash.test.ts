@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { comparePositions } from '../../src/event-store/port.ts';
+import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
 import {
   appendMany,
@@ -76,7 +76,8 @@ test.before.each(async (ctx) => {
   ctx.workers = [];
 });
 test.after.each(async (ctx) => {
-  for (const w of ctx.workers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+  for (const w of ctx.workers)
+    if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
   await Promise.all(ctx.workers.map((w) => w.exited));
   await ctx.store.close();
   await ctx.db.drop();

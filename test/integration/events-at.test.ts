@@ -61,7 +61,7 @@ test('at each event time: the column as the API returned it then', async ({ t, s
     assert.is(result.eventsAfter, versions.length - 1 - i);
   }
   assert.is(versions.at(-1)?.column.label, 'Company (final)');
-  assert.equal((versions.at(-1)?.column.config as Record<string, unknown>).llmLane, undefined);
+  assert.equal((versions.at(-1)!.column.config as Record<string, unknown>).llmLane, undefined);
 });
 
 test('between two events: the earlier state; before the first: nothing', async ({ t, stream, versions }) => {

@@ -158,7 +158,14 @@ test('a validation failure is a 400 naming every offending path', async ({ t }) 
   const res = await t.app.inject({
     method: 'POST',
     url: '/test/widgets',
-    payload: { name: '', items: [{ name: 'ok', qty: 1 }, { name: '', qty: 1.5 }], meta: { colour: 'green' } },
+    payload: {
+      name: '',
+      items: [
+        { name: 'ok', qty: 1 },
+        { name: '', qty: 1.5 },
+      ],
+      meta: { colour: 'green' },
+    },
   });
   assert.is(res.statusCode, 400);
   const body = isProblem(res);
@@ -180,7 +187,11 @@ test('an unexpected error is a 500 problem that leaks neither message nor stack'
 
 test('a body over 1 MiB is a 413 problem', async ({ t }) => {
   const name = 'x'.repeat(1024 * 1024);
-  const res = await t.app.inject({ method: 'POST', url: '/test/widgets', payload: { name, items: [], meta: {} } });
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/test/widgets',
+    payload: { name, items: [], meta: {} },
+  });
   assert.is(res.statusCode, 413);
   assert.is(isProblem(res).code, 'payload_too_large');
   const ok = await t.app.inject({
@@ -218,9 +229,18 @@ test('logs carry the request id and never the credentials or passwords a request
   });
   const app = await buildApp({ ...t.deps, logger: createLogger('info', sink) }, [testRoutes]);
   const secrets = ['stk_k1.SECRETbearer', 'stk_k2.SECRETapikey', 'SECRETpassword'];
-  const headers = { authorization: `Bearer ${secrets[0]}`, 'x-api-key': secrets[1]!, 'x-request-id': 'log-test-1' };
+  const headers = {
+    authorization: `Bearer ${secrets[0]}`,
+    'x-api-key': secrets[1]!,
+    'x-request-id': 'log-test-1',
+  };
   try {
-    const echo = await app.inject({ method: 'POST', url: '/test/echo', headers, payload: { password: secrets[2] } });
+    const echo = await app.inject({
+      method: 'POST',
+      url: '/test/echo',
+      headers,
+      payload: { password: secrets[2] },
+    });
     assert.is(echo.statusCode, 200);
     await app.inject({ method: 'GET', url: '/test/boom', headers });
     await app.inject({ method: 'POST', url: '/test/widgets', headers, payload: { password: secrets[2] } });
@@ -271,8 +291,23 @@ function compileSchema(ajv: Ajv, schema: unknown, version: string) {
   return ajv.compile(lowerSchema(schema, version) as object);
 }
 
+interface Media {
+  schema?: object;
+}
+interface Operation {
+  responses?: Record<string, { description?: unknown; content?: Record<string, Media> }>;
+  parameters?: { in?: string; name?: unknown; required?: unknown }[];
+  requestBody?: { content?: Record<string, Media> };
+}
+interface OpenApiDoc {
+  openapi: string;
+  info?: { title?: unknown; version?: unknown };
+  paths: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, object> };
+}
+
 /** Structural checks of OpenAPI 3.0/3.1, plus every schema in it compiling as JSON Schema. */
-function assertOpenApi3(doc: Record<string, any>): void {
+function assertOpenApi3(doc: OpenApiDoc): void {
   assert.match(String(doc.openapi), /^3\.[01]\.\d+$/);
   assert.type(doc.info?.title, 'string');
   assert.type(doc.info?.version, 'string');
@@ -281,25 +316,28 @@ function assertOpenApi3(doc: Record<string, any>): void {
   for (const [name, schema] of Object.entries(doc.components?.schemas ?? {}))
     ajv.addSchema(lowerSchema(schema, doc.openapi) as object, `#/components/schemas/${name}`);
   const methods = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
-  for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
+  for (const [path, item] of Object.entries(doc.paths)) {
     assert.ok(path.startsWith('/'), `path ${path}`);
-    for (const [method, op] of Object.entries<Record<string, any>>(item)) {
+    for (const [method, op] of Object.entries(item)) {
       if (method === 'parameters') continue;
       assert.ok(methods.has(method), `${path}: unknown method ${method}`);
-      const codes = Object.keys(op.responses ?? {});
-      assert.ok(codes.length > 0, `${method} ${path} has no responses`);
-      for (const code of codes) {
+      const responses = Object.entries(op.responses ?? {});
+      assert.ok(responses.length > 0, `${method} ${path} has no responses`);
+      for (const [code, response] of responses) {
         assert.match(code, /^([1-5]\d\d|[1-5]XX|default)$/);
-        assert.type(op.responses[code].description, 'string', `${method} ${path} ${code} needs a description`);
-        for (const media of Object.values<{ schema?: object }>(op.responses[code].content ?? {}))
+        assert.type(response.description, 'string', `${method} ${path} ${code} needs a description`);
+        for (const media of Object.values(response.content ?? {}))
           if (media.schema) compileSchema(ajv, media.schema, doc.openapi);
       }
       for (const p of op.parameters ?? []) {
-        assert.ok(['path', 'query', 'header', 'cookie'].includes(p.in), `${path}: parameter in ${p.in}`);
+        assert.ok(
+          ['path', 'query', 'header', 'cookie'].includes(String(p.in)),
+          `${path}: parameter in ${p.in}`,
+        );
         assert.type(p.name, 'string');
         if (p.in === 'path') assert.is(p.required, true, `${path}: path parameters are required`);
       }
-      for (const media of Object.values<{ schema?: object }>(op.requestBody?.content ?? {}))
+      for (const media of Object.values(op.requestBody?.content ?? {}))
         if (media.schema) compileSchema(ajv, media.schema, doc.openapi);
     }
   }

@@ -1,15 +1,15 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { comparePositions } from '../../src/event-store/port.ts';
+import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { ProjectionRunner } from '../../src/projection/runner.ts';
 import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
 import {
   appendMany,
   buildFromScratch,
   checkpointOf,
-  countsFromLog,
   counterProjection,
+  countsFromLog,
   eventually,
   handledCount,
   readModel,
@@ -46,7 +46,9 @@ test('each batch commits with its checkpoint: every snapshot shows them agreeing
       // One snapshot for the checkpoint and the rows: a batch committed without its checkpoint (or
       // the reverse) would show as a mismatch here.
       await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ');
-      const cp = await client.query(`SELECT events_applied::int AS n FROM projection_checkpoints WHERE name = 'snap'`);
+      const cp = await client.query(
+        `SELECT events_applied::int AS n FROM projection_checkpoints WHERE name = 'snap'`,
+      );
       const rows = await client.query('SELECT count(*)::int AS n FROM snap_applied');
       const sums = await client.query('SELECT coalesce(sum(bumps), 0)::int AS n FROM snap_counts');
       await client.query('COMMIT');
@@ -92,8 +94,14 @@ test('two runners started at once: one runs, one stands by, each event is applie
   db,
   store,
 }) => {
-  const a = new ProjectionRunner(counterProjection('duo'), store, db.pool, { batchSize: 50, standbyRetryMs: 20 });
-  const b = new ProjectionRunner(counterProjection('duo'), store, db.pool, { batchSize: 50, standbyRetryMs: 20 });
+  const a = new ProjectionRunner(counterProjection('duo'), store, db.pool, {
+    batchSize: 50,
+    standbyRetryMs: 20,
+  });
+  const b = new ProjectionRunner(counterProjection('duo'), store, db.pool, {
+    batchSize: 50,
+    standbyRetryMs: 20,
+  });
   const writing = appendMany(store, 2000, { perAppend: 10, writers: 4 });
   await Promise.all([a.start(), b.start()]);
   const [active, standby] = b.currentState === 'standby' ? [a, b] : [b, a];

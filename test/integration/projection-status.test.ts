@@ -7,8 +7,8 @@ import { startTestApp } from '../support/app.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import {
   appendMany,
-  checkpointOf,
   COUNTED,
+  checkpointOf,
   counterProjection,
   eventually,
   readModel,

@@ -61,6 +61,14 @@ test('zero failed requests, read-your-writes kept, and a read model equal to a f
     );
   }
 
+  // The clients' writes wait for their own PATCH to show: let the live runner take in the history first.
+  const seeded = await t.deps.store.head();
+  await until(
+    async () => (await checkpoints.get(t.db.pool, 'columns'))?.position.prepare === seeded.prepare,
+    'the live runner to apply the seeded history',
+    60_000,
+  );
+
   const headers = { ...bearer(apiKey), 'content-type': 'application/json' };
   const failures: Failure[] = [];
   let requests = 0;

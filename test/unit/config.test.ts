@@ -31,7 +31,13 @@ test('defaults: embedded database, PostgreSQL event store, loopback on 3000', ()
 });
 
 test('a blank variable counts as unset', () => {
-  const config = loadConfig({ PORT: '', HOST: '  ', DATA_DIR: '', DATABASE_URL: '', BOOTSTRAP_RATE_LIMIT: '' });
+  const config = loadConfig({
+    PORT: '',
+    HOST: '  ',
+    DATA_DIR: '',
+    DATABASE_URL: '',
+    BOOTSTRAP_RATE_LIMIT: '',
+  });
   assert.is(config.PORT, 3000);
   assert.is(config.HOST, '127.0.0.1');
   assert.is(config.DATA_DIR, './.data');
