@@ -101,9 +101,11 @@ async function main(): Promise<void> {
   const app = await buildApp(deps, [syncRoutes({ client: client() }), blogPageRoutes]);
   const load1 = loadavg()[0]!;
   try {
-    console.log(`fetch only: ${ARTICLES} articles of ~${ARTICLE_BYTES / 1000} KB (a warm-up pass, then measured) ...`);
+    console.log(
+      `fetch only: ${ARTICLES} articles of ~${ARTICLE_BYTES / 1000} KB (a warm-up pass, then measured) ...`,
+    );
     await fetchOnly(client());
-    const fetched = await timed(() => fetchOnly(client()));
+    const fetchedBefore = await timed(() => fetchOnly(client()));
     const fullSync = () =>
       app.inject({ method: 'GET', url: '/api/content/sync', headers: { authorization: `Bearer ${CRON}` } });
     const countEvents = async () => Number((await pool.query('SELECT count(*) FROM events')).rows[0].count);
@@ -115,6 +117,10 @@ async function main(): Promise<void> {
     const second = await timed(fullSync);
     const appendedBySecond = (await countEvents()) - afterFirst;
     const secondBody = second.value.json();
+    console.log('fetch only, again ...');
+    const fetchedAfter = await timed(() => fetchOnly(client()));
+    // The faster of the two fetch passes is the baseline: on a shared machine that is the fairer one.
+    const fetched = fetchedBefore.seconds <= fetchedAfter.seconds ? fetchedBefore : fetchedAfter;
 
     await app.listen({ port: 0, host: '127.0.0.1' });
     const slug = generatedArticle(ARTICLES >> 1, 0).slug;
@@ -125,15 +131,19 @@ async function main(): Promise<void> {
     await memory.listen({ port: 0, host: '127.0.0.1' });
     const memoryUrl = `http://127.0.0.1:${(memory.server.address() as AddressInfo).port}/blog/${slug}`;
     console.log(`GET /blog/:slug for ${LOAD_SECONDS} s, then the same HTML from memory ...`);
-    const ours = await load(pageUrl);
-    const baseline = await load(memoryUrl);
+    // Two rounds each, alternating, the better round kept: the load of other work varies over time.
+    const best = (a: Load, b: Load) => (a.rps >= b.rps ? a : b);
+    const ours1 = await load(pageUrl);
+    const memory1 = await load(memoryUrl);
+    const ours = best(ours1, await load(pageUrl));
+    const baseline = best(memory1, await load(memoryUrl));
     await memory.close();
 
     const rows = [
       [
         'fetch only: list pages + article requests',
         `${fetched.seconds.toFixed(2)} s`,
-        `${fetched.value} articles`,
+        `${fetched.value} articles; passes before and after the syncs: ${fetchedBefore.seconds.toFixed(2)} s, ${fetchedAfter.seconds.toFixed(2)} s`,
       ],
       [
         'full sync, first (stored, rows visible)',
@@ -159,16 +169,17 @@ async function main(): Promise<void> {
     const headers = ['measurement', 'result', 'notes'];
     console.log(`\n${textTable(headers, rows)}`);
     const page = Buffer.byteLength(html);
+    const load2 = loadavg()[0]!;
     await writeBenchmarkSection(
       'Content sync',
-      `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}; PostgreSQL ${server.version} (${server.origin}); load average ${load1.toFixed(1)} when it started.
+      `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}; PostgreSQL ${server.version} (${server.origin}); 1-minute load average ${load1.toFixed(1)} at the start and ${load2.toFixed(1)} at the end (other work shares the machine: read the ratios, not the absolute numbers).
 
 ${ARTICLES.toLocaleString('en-US')} generated articles of about ${ARTICLE_BYTES / 1000} KB of HTML each, served by the fake content API
 (\`test/support/fake-content-api.ts\`) in a process of its own on loopback; list items carry no HTML, so every
 article is one request, at most 8 in flight. "Fetch only" makes the same requests with the same client and
 stores nothing. A full sync answers once site_content shows every row (the HTML is sanitized by the
 projection, so that cost is inside the sync). Page load: autocannon in its own process, ${CONNECTIONS}
-connections, ${LOAD_SECONDS} s, one article page of ${(page / 1000).toFixed(1)} KB.
+connections, two alternating rounds of ${LOAD_SECONDS} s each (the better kept), one article page of ${(page / 1000).toFixed(1)} KB.
 
 ${markdownTable(headers, rows)}
 `,

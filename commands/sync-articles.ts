@@ -107,7 +107,8 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
             summary: 'Named sync of the slugs in a JSON body; an empty body acts as GET',
             description:
               'Body: {"items":[{"slug":"...","kind":"blog"}]} or a publish_article notification ' +
-              '(slug, slugs[], article.slug, articles[].slug, post.slug, entry.slug, at the top level or under data).',
+              '(slug, slugs[], items[].slug, article.slug, articles[].slug, post.slug, post.current.slug, entry.slug, ' +
+              'at the top level or under data).',
           },
         },
         handler,

@@ -14,7 +14,7 @@ export type SyncError = z.infer<typeof syncErrorSchema>;
 /** The sync response of contract section 2.2. */
 export const syncResponseSchema = z.object({
   synced: z.number().int(),
-  items: z.array(z.object({ slug: z.string(), updated_at: z.string() })),
+  items: z.array(z.object({ slug: z.string(), updated_at: z.string().describe('ISO 8601, UTC') })),
   errors: z.array(syncErrorSchema),
 });
 export type SyncResponse = z.infer<typeof syncResponseSchema>;

@@ -233,7 +233,8 @@ export function isoDate(value: unknown): string | null {
 }
 
 export type MapResult =
-  | { ok: true; article: ArticleContent }
+  /** `raw` is the article object as the API sent it (unwrapped), kept beside the mapped one. */
+  | { ok: true; article: ArticleContent; raw: Record<string, unknown> }
   | { ok: false; code: 'invalid_article' | 'no_html' | 'slug_mismatch'; message: string };
 
 /**
@@ -256,6 +257,7 @@ export function mapArticle(raw: unknown, expectedSlug?: string): MapResult {
   if (html === undefined) return { ok: false, code: 'no_html', message: 'The article carries no HTML.' };
   return {
     ok: true,
+    raw: article,
     article: {
       slug,
       title: firstString(article, TITLE_KEYS) ?? slug,

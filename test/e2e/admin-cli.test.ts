@@ -5,8 +5,9 @@ import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { projectionAudit } from '../../src/projection/audit.ts';
 import { checkpoints } from '../../src/projection/checkpoints.ts';
 import { streams } from '../../src/streams.ts';
-import { runAdmin } from '../support/admin-cli.ts';
+import { runAdmin, spawnAdmin } from '../support/admin-cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
+import { until } from '../support/rebuild-fixtures.ts';
 
 interface Ctx {
   db: TestDatabase;
@@ -105,6 +106,57 @@ test('status, then skip and retry of a projection stopped at an event, all audit
   const after = await runAdmin(db.url, ['projections', 'status']);
   assert.match(after.stdout, /retry by carol/);
   assert.match(after.stdout, /skip by test-operator/);
+});
+
+test('events tail follows the log live, filtered by type and stream prefix, until Ctrl-C', async ({
+  db,
+  store,
+}) => {
+  const child = spawnAdmin(db.url, [
+    'events',
+    'tail',
+    '--json',
+    '--type',
+    'ColumnCreated',
+    '--stream-prefix',
+    'column-tbl_tail',
+  ]);
+  const lines: string[] = [];
+  let buffer = '';
+  child.stdout?.on('data', (d) => {
+    buffer += d;
+    const parts = buffer.split('\n');
+    buffer = parts.pop() ?? '';
+    lines.push(...parts.filter(Boolean));
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // It starts at the head of the log: probe until it shows one, then go on with the real events.
+  const probe = streams.column('tbl_tail', 'probe');
+  await until(
+    async () => {
+      await store.append(probe, [
+        { ...created('probe'), data: { ...created('probe').data, tableId: 'tbl_tail' } },
+      ]);
+      return lines.length > 0;
+    },
+    'tail to start following',
+    60_000,
+  );
+  await store.append(streams.column('tbl_other', 'x1'), [created('x1')]);
+  await store.append(streams.column('tbl_tail', 'c9'), [
+    { type: 'ColumnPatched', data: { tableId: 'tbl_tail', columnId: 'c9', changes: { label: 'not shown' } } },
+  ]);
+  await store.append(streams.column('tbl_tail', 'c9'), [
+    { ...created('c9'), data: { ...created('c9').data, tableId: 'tbl_tail' } },
+  ]);
+  const shown = () => lines.map((l) => JSON.parse(l)).filter((e) => e.stream !== probe);
+  await until(async () => shown().length > 0, 'the matching event');
+  child.kill('SIGINT');
+  assert.is(await exited, 0);
+  assert.equal(
+    shown().map((e) => [e.type, e.stream]),
+    [['ColumnCreated', streams.column('tbl_tail', 'c9')]],
+  );
 });
 
 test('usage errors exit 2', async ({ db }) => {

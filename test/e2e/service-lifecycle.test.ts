@@ -105,12 +105,21 @@ test('embedded defaults: serves, stops cleanly on SIGTERM, survives a SIGKILL, k
   }
 });
 
-test('a stale postmaster.pid does not stop the embedded server from starting', async () => {
+test('a stale postmaster.pid does not stop the embedded server; a server in use is left alone', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'stk-stale-pid-'));
   try {
     const first = await startEmbeddedPostgres(dataDir);
     const pidFile = join(dataDir, 'pg', 'postmaster.pid');
     const content = await readFile(pidFile, 'utf8');
+    // A server whose process is alive (this one) is in use, not left over: it is not touched.
+    const second = await startEmbeddedPostgres(dataDir).then(
+      () => undefined,
+      (e: Error) => e,
+    );
+    assert.match(String(second?.message), /in use by a running PostgreSQL/);
+    const pool = createPool(first.url);
+    assert.is((await pool.query('SELECT 1 AS one')).rows[0].one, 1);
+    await pool.end();
     await first.stop();
 
     const gone = spawn(process.execPath, ['-e', '']);
