@@ -162,6 +162,9 @@ try {
       markdownTable(headers, rows),
       '',
       `Authenticated / unauthenticated, median of the per-round ratios: **${verdict}**; per round: ${perRound}.`,
+      '',
+      'On a busy machine (see the load average) absolute rates and single rounds swing widely; the median ' +
+        'ratio of adjacent runs is the figure to read.',
     ].join('\n'),
   );
 

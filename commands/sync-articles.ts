@@ -169,7 +169,7 @@ function syncContext(
     clock: deps.clock,
     metadata: { correlationId: request.id, actor: source === 'full' ? 'system:cron' : 'system:sync' },
     source,
-    report: new SyncReport(),
+    report: new SyncReport(source),
     logger: request.log,
   };
 }

@@ -6,7 +6,6 @@ import { Semaphore } from '../src/content-api/semaphore.ts';
 import type { Pool } from '../src/db/pool.ts';
 import { AppError } from '../src/errors.ts';
 import { type SyncContext, syncItem } from './sync-item.ts';
-import { ITEM_CONCURRENCY } from './sync-named.ts';
 
 /** A provider that never returns a short page would otherwise be paged forever. */
 export const MAX_PAGES = 1000;
@@ -25,8 +24,8 @@ export interface FullSyncOutcome {
 
 /**
  * Pages through `GET /posts?kind=blog&limit=100&offset=...` until a short page, storing each article
- * as soon as it is fetched. Listing runs ahead of storing by at most two pages, so memory stays flat
- * however many articles there are.
+ * as soon as it is fetched (the client limits fetches, syncItem limits writes). Listing runs ahead of
+ * storing by at most two pages, so memory stays flat however many articles there are.
  */
 export async function runFullSync(
   ctx: SyncContext,
@@ -34,8 +33,9 @@ export async function runFullSync(
   options: { maxPages?: number } = {},
 ): Promise<FullSyncOutcome> {
   const maxPages = options.maxPages ?? MAX_PAGES;
-  const slots = new Semaphore(ITEM_CONCURRENCY);
-  const pending = new Set<Promise<void>>();
+  // Listing runs ahead of the items under way by at most two pages.
+  const backlog = new Semaphore(2 * PAGE_SIZE);
+  const tasks: Promise<void>[] = [];
   const seen = new Set<string>();
   let order = 0;
   let previous: string | undefined;
@@ -64,7 +64,7 @@ export async function runFullSync(
         known ? error.message : 'The content API could not be read.',
         known ? error.status : undefined,
       );
-      await Promise.all(pending);
+      await Promise.all(tasks);
       return { firstPageFailed: page === 0 };
     }
     const slugs = items.map(listedSlug);
@@ -77,7 +77,7 @@ export async function runFullSync(
       break;
     }
     previous = signature;
-    items.forEach((item, i) => {
+    for (const [i, item] of items.entries()) {
       const slug = slugs[i];
       if (typeof slug !== 'string' || !SLUG_PATTERN.test(slug)) {
         ctx.report.failed(order++, {
@@ -86,20 +86,17 @@ export async function runFullSync(
           code: 'invalid_slug',
           message: `The list item at offset ${page * PAGE_SIZE + i} has no usable slug.`,
         });
-        return;
+        continue;
       }
       // Overlapping pages (a post published while paging shifts the offsets) list a slug twice.
-      if (seen.has(slug)) return;
+      if (seen.has(slug)) continue;
       seen.add(slug);
-      const position = order++;
-      const task = slots.run(() => syncItem(ctx, position, { kind, slug }, item));
-      pending.add(task);
-      task.finally(() => pending.delete(task)).catch(() => {});
-    });
-    while (pending.size > 2 * PAGE_SIZE) await Promise.race(pending);
+      const release = await backlog.acquire();
+      tasks.push(syncItem(ctx, order++, { kind, slug }, item).finally(release));
+    }
     if (items.length < PAGE_SIZE) break;
   }
-  await Promise.all(pending);
+  await Promise.all(tasks);
   return { firstPageFailed: false };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { comparePositions, type Position } from '../src/event-store/port.ts';
+import { type SyncSource, syncMetrics } from '../src/metrics-registry.ts';
 
 /** One isolated failure: an article (or, with an empty slug, a list page) that could not be synced. */
 export const syncErrorSchema = z.object({
@@ -33,8 +34,12 @@ export class SyncReport {
   /** Articles whose content changed: their cached pages are dropped once the rows show it. */
   readonly changed: { kind: string; slug: string }[] = [];
 
+  /** `source`: count the items into /metrics under it (src/metrics-registry.ts); none, count nothing. */
+  constructor(private readonly source?: SyncSource) {}
+
   stored(order: number, slug: string, updatedAt: string, position?: Position): void {
     this.items.push({ order, slug, updatedAt });
+    if (this.source) syncMetrics.itemStored(this.source);
     if (position && (!this.lastPosition || comparePositions(position, this.lastPosition) > 0)) {
       this.lastPosition = position;
     }
@@ -42,6 +47,8 @@ export class SyncReport {
 
   failed(order: number, error: SyncError): void {
     this.errors.push({ order, error });
+    // An entry without a slug is a list page, not an article.
+    if (this.source) syncMetrics.itemFailed(this.source, error.code, error.slug !== '');
   }
 
   get storedCount(): number {

@@ -50,33 +50,38 @@ export const siteContentProjection: Projection = {
     const rows = [...latest.values()];
     if (rows.length === 0) return;
     const t = table(SITE_CONTENT);
+    // The batch goes as one JSON document: node-postgres would escape every character of 20 KB of
+    // HTML per row into an array literal, which costs more than the statement itself.
+    const batch = rows.map((e) => ({
+      kind: e.data.kind,
+      slug: e.data.slug,
+      title: e.data.title,
+      description: e.data.description,
+      upstream_html: e.data.html,
+      toc: e.data.toc,
+      json_ld: e.data.jsonLd,
+      images: e.data.images,
+      published_at: e.data.publishedAt,
+      updated_at: effectiveUpdatedAt(e.data),
+      synced_at: e.data.fetchedAt,
+      content_hash: e.data.contentHash,
+      revision: String(e.revision),
+    }));
     await tx.query(
       `INSERT INTO ${t} (kind, slug, title, description, upstream_html, toc, json_ld, images, published_at,
                          updated_at, synced_at, content_hash, revision)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[],
-                            $7::jsonb[], $8::jsonb[], $9::timestamptz[], $10::timestamptz[],
-                            $11::timestamptz[], $12::text[], $13::bigint[])
+       SELECT kind, slug, title, description, upstream_html, coalesce(toc, '[]'), json_ld,
+              coalesce(images, '[]'), published_at, updated_at, synced_at, content_hash, revision
+       FROM json_to_recordset($1::json) AS r(kind text, slug text, title text, description text,
+            upstream_html text, toc jsonb, json_ld jsonb, images jsonb, published_at timestamptz,
+            updated_at timestamptz, synced_at timestamptz, content_hash text, revision bigint)
        ON CONFLICT (kind, slug) DO UPDATE SET
          title = EXCLUDED.title, description = EXCLUDED.description, upstream_html = EXCLUDED.upstream_html,
          toc = EXCLUDED.toc, json_ld = EXCLUDED.json_ld, images = EXCLUDED.images,
          published_at = EXCLUDED.published_at, updated_at = EXCLUDED.updated_at,
          synced_at = EXCLUDED.synced_at, content_hash = EXCLUDED.content_hash, revision = EXCLUDED.revision
        WHERE ${t}.revision < EXCLUDED.revision`,
-      [
-        rows.map((e) => e.data.kind),
-        rows.map((e) => e.data.slug),
-        rows.map((e) => e.data.title),
-        rows.map((e) => e.data.description),
-        rows.map((e) => e.data.html),
-        rows.map((e) => JSON.stringify(e.data.toc)),
-        rows.map((e) => (e.data.jsonLd === null ? null : JSON.stringify(e.data.jsonLd))),
-        rows.map((e) => JSON.stringify(e.data.images)),
-        rows.map((e) => e.data.publishedAt),
-        rows.map((e) => effectiveUpdatedAt(e.data)),
-        rows.map((e) => e.data.fetchedAt),
-        rows.map((e) => e.data.contentHash),
-        rows.map((e) => String(e.revision)),
-      ],
+      [JSON.stringify(batch)],
     );
   },
 };

@@ -7,6 +7,8 @@ import type { Projection } from './types.ts';
 export interface VersionRebuildOptions {
   /** How long to wait before trying again when another process holds the rebuild or it failed. */
   retryMs?: number;
+  /** How often to look again for tables older than the code (an older `stk admin` may have swapped some in). */
+  checkEveryMs?: number;
   onError?: (error: unknown, context: string) => void;
 }
 
@@ -16,6 +18,7 @@ const MAX_RETRY_MS = 30_000;
  * Start-up: every projection whose stored version is older than its code is rebuilt in the background
  * (blue/green, as `stk admin projections rebuild` does). Its runner holds still meanwhile and the old
  * tables keep serving; the swap lets the runner go on with the new tables. One rebuild at a time.
+ * It looks again now and then: an operator's rebuild run with older code would leave older tables.
  */
 export class VersionRebuilds {
   private readonly abort = new AbortController();
@@ -45,6 +48,14 @@ export class VersionRebuilds {
   }
 
   private async run(): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      // A database that does not answer for a while must not end the watch for good.
+      await this.rebuildOutdated().catch((error) => this.options.onError?.(error, 'version rebuilds'));
+      await this.pause(this.options.checkEveryMs ?? 10_000);
+    }
+  }
+
+  private async rebuildOutdated(): Promise<void> {
     for (const projection of this.projections) {
       let retryMs = this.options.retryMs ?? 1000;
       while (!this.abort.signal.aborted && (await this.outdated(projection))) {

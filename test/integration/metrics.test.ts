@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { SyncReport } from '../../commands/sync-report.ts';
 import { metricsRoute } from '../../queries/metrics.ts';
 import { instrumentEventStore } from '../../src/event-store/instrumented.ts';
 import type { RouteModule } from '../../src/http/app.ts';
@@ -112,6 +113,23 @@ test('events appended are counted by type through the instrumented store', async
   await writeNotes(store, 4, { seed: 'count-', notes: 4 });
   const body = (await scrape(t, `Bearer ${TOKEN}`)).body;
   assert.is(sample(body, 'stk_events_appended_total', { type: NOTE_WRITTEN }), before + 4);
+});
+
+test('a sync report counts its items under its source', async ({ t }) => {
+  const before = (await scrape(t, `Bearer ${TOKEN}`)).body;
+  const count = (body: string, name: string, labels: Record<string, string>) =>
+    sample(body, name, labels) ?? 0;
+  const report = new SyncReport('named');
+  report.stored(0, 'a', '2026-01-01T00:00:00Z');
+  report.failed(1, { slug: 'b', kind: 'blog', code: 'report_test_failure', message: 'x' });
+  report.failed(2, { slug: '', kind: 'blog', code: 'report_test_page', message: 'x' });
+  new SyncReport().stored(0, 'not counted', '2026-01-01T00:00:00Z');
+  const after = (await scrape(t, `Bearer ${TOKEN}`)).body;
+  const items = (body: string, result: string) =>
+    count(body, 'stk_sync_items_total', { source: 'named', result });
+  assert.is(items(after, 'stored'), items(before, 'stored') + 1);
+  assert.is(items(after, 'failed'), items(before, 'failed') + 1);
+  assert.is(count(after, 'stk_sync_errors_total', { source: 'named', code: 'report_test_page' }), 1);
 });
 
 test('sync counters', async ({ t }) => {
