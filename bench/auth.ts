@@ -35,8 +35,8 @@ function numberFromEnv(name: string, fallback: number): number {
 }
 
 const settings = {
-  seconds: numberFromEnv('BENCH_SECONDS', 3),
-  rounds: numberFromEnv('BENCH_ROUNDS', 7),
+  seconds: numberFromEnv('BENCH_SECONDS', 2),
+  rounds: numberFromEnv('BENCH_ROUNDS', 11),
   connections: numberFromEnv('BENCH_CONNECTIONS', 50),
   warmupSeconds: 2,
 };

@@ -226,8 +226,9 @@ try {
         `GET /api/tables/{id}/columns of a 50-column table (llm and http_request configs, run conditions), ` +
           `${settings.connections} connections (autocannon in a worker thread), ${settings.rounds} alternating rounds ` +
           `of ${settings.seconds} s after a ${settings.warmupSeconds} s warm-up each; medians. The API route runs the ` +
-          'access hook with a real API key, the query and the zod response schema; the bare route is Fastify with the ' +
-          'same SQL on the same pool and the same row mapping, nothing else.',
+          'access hook with a real API key (verified-key cache), the request schema and the query, and serializes ' +
+          'its rows without re-checking the response schema; the bare route is Fastify with the same SQL on the ' +
+          'same pool and the same row mapping, nothing else.',
         '',
         markdownTable(getHeaders, getRows),
         '',

@@ -29,6 +29,9 @@ export const listColumnsRoute: RouteModule = (app, deps) => {
     '/api/tables/:tableId/columns',
     {
       config: { access: 'tables:read' },
+      // The hot read: the rows are mapped by a typed function, so re-checking 50 columns against the
+      // schema on the way out buys nothing; the schema still types the handler and documents the answer.
+      serializerCompiler: () => (data) => JSON.stringify(data),
       schema: {
         tags: ['columns'],
         summary: 'List the columns of a table, ordered by position',

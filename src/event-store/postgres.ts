@@ -61,14 +61,11 @@ export class PostgresEventStore implements EventStore {
     let row: { ok: boolean; revision: string; last_tx: string | null; last_position: string | null };
     try {
       const result = await this.pool.query(
-        'SELECT ok, revision, last_tx::text AS last_tx, last_position FROM append_events($1, $2, $3, $4, $5, $6)',
+        'SELECT ok, revision, last_tx::text AS last_tx, last_position FROM append_events($1, $2, $3)',
         [
           stream,
           String(expected),
-          ids,
-          prepared.map((e) => e.type),
-          prepared.map((e) => JSON.stringify(e.data)),
-          prepared.map((e) => JSON.stringify(e.metadata)),
+          JSON.stringify(prepared.map(({ id, type, data, metadata }) => ({ id, type, data, metadata }))),
         ],
       );
       row = result.rows[0];

@@ -27,14 +27,15 @@ CREATE TABLE streams (
 -- caller's single statement (and so in one short transaction). No NOTIFY here: a notifying transaction
 -- holds a server-wide lock through its commit, which serialises every append and defeats group commit;
 -- the adapter wakes followers after the commit instead.
--- expected: 'any' | 'no_stream' | 'exists' | a revision as text.
+-- expected: 'any' | 'no_stream' | 'exists' | a revision as text. p_events: a JSON array of
+-- { id, type, data, metadata } (one parameter: no per-element array-literal escaping of large payloads).
 -- Returns ok=false with the actual revision (-1 = no stream) when the expectation does not hold.
 CREATE FUNCTION append_events(
-  p_stream text, p_expected text, p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[]
+  p_stream text, p_expected text, p_events jsonb
 ) RETURNS TABLE (ok boolean, revision bigint, last_tx xid8, last_position bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
-  n bigint := cardinality(p_ids);
+  n bigint := jsonb_array_length(p_events);
   new_rev bigint;
   current_rev bigint;
 BEGIN
@@ -64,8 +65,8 @@ BEGIN
   RETURN QUERY
   WITH inserted AS (
     INSERT INTO events (stream_name, stream_revision, event_id, type, data, metadata)
-      SELECT p_stream, new_rev - n + e.ord, e.id, e.type, e.data, e.metadata
-      FROM unnest(p_ids, p_types, p_data, p_metadata) WITH ORDINALITY AS e(id, type, data, metadata, ord)
+      SELECT p_stream, new_rev - n + e.ord, (e.ev->>'id')::uuid, e.ev->>'type', e.ev->'data', e.ev->'metadata'
+      FROM jsonb_array_elements(p_events) WITH ORDINALITY AS e(ev, ord)
       ORDER BY e.ord
     RETURNING events.tx_id, events.position
   )
