@@ -221,7 +221,7 @@ try {
     await writeBenchmarkSection(
       SECTION,
       [
-        `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}, PostgreSQL ${server.version} (${server.origin}); 1-minute load average at start ${loadAtStart}.`,
+        `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}, PostgreSQL ${server.version} (${server.origin}); 1-minute load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end (other work on the machine shows as noise between rounds).`,
         '',
         `GET /api/tables/{id}/columns of a 50-column table (llm and http_request configs, run conditions), ` +
           `${settings.connections} connections (autocannon in a worker thread), ${settings.rounds} alternating rounds ` +
