@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { AppError, type ErrorCode, errorCatalogue, type FieldError, formatPath } from '../errors.ts';
+import { AppError, type ErrorCode, errorCatalogue, type FieldError } from '../errors.ts';
 
 export interface Problem {
   type: string;
@@ -27,19 +27,30 @@ export function sendProblem(reply: FastifyReply, problem: Problem, headers: Reco
   return reply.code(problem.status).headers(headers).type('application/problem+json').send(problem);
 }
 
+/** `/items/1/name` (a JSON pointer) as `items[1].name`. */
+function pointerToPath(pointer: string): string {
+  return pointer
+    .replace(/^\//, '')
+    .replace(/\/(\d+)(?=\/|$)/g, '[$1]')
+    .replace(/\//g, '.');
+}
+
 /** Input validation issues, wherever they came from (body, query, params, headers), naming each path. */
 function validationErrors(error: FastifyError): FieldError[] {
   const where = error.validationContext ?? 'body';
   const prefix = where === 'body' ? '' : `${where}.`;
-  return (error.validation ?? []).map((issue) => {
-    const zodPath = (issue as { params?: { issue?: { path?: PropertyKey[] } } }).params?.issue?.path;
-    const path = zodPath
-      ? formatPath(zodPath)
-      : String(issue.instancePath ?? '')
-          .replace(/^\//, '')
-          .replace(/\/(\d+)/g, '[$1]')
-          .replace(/\//g, '.');
-    return { path: `${prefix}${path}` || where, message: issue.message ?? 'invalid' };
+  const named = (path: string) => `${prefix}${path}` || where;
+  return (error.validation ?? []).flatMap((issue) => {
+    const base = pointerToPath(String(issue.instancePath ?? ''));
+    const keys = (issue.params as { keys?: unknown } | undefined)?.keys;
+    // An object with unknown keys is one issue; name each key at its own path.
+    if (issue.keyword === 'unrecognized_keys' && Array.isArray(keys) && keys.length > 0) {
+      return keys.map((key) => ({
+        path: named(base ? `${base}.${String(key)}` : String(key)),
+        message: 'unknown field',
+      }));
+    }
+    return [{ path: named(base), message: issue.message ?? 'invalid' }];
   });
 }
 

@@ -31,6 +31,9 @@ export interface RunnerOptions {
 /** Thrown inside a batch when another runner moved the checkpoint first: nothing of ours is committed. */
 class CheckpointMoved extends Error {}
 
+/** How often a projection that handles none of the recent events still records its progress. */
+const IDLE_CHECKPOINT_MS = 1000;
+
 /** Live tail events buffered beyond this drop the runner back to paging (the log outran the tables). */
 const MAX_LIVE_BACKLOG = 10_000;
 
@@ -42,6 +45,8 @@ const MAX_LIVE_BACKLOG = 10_000;
  */
 export class ProjectionRunner {
   private readonly position$ = new BehaviorSubject<Position>(START);
+  private committed: Position = START;
+  private committedAt = 0;
   private state: ProjectionState = 'starting';
   private lockClient?: pg.Client;
   private live?: Subscription;
@@ -82,7 +87,7 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     await this.ensureTables();
     const row = await checkpoints.ensure(this.pool, this.projection.name, this.projection.version);
-    this.position$.next(row.position);
+    this.markCommitted(row.position);
     // A failed projection still takes its lock: it waits there for an operator's retry or skip.
     if (row.state === 'failed') this.state = 'failed';
     const acquired = await this.tryLock();
@@ -172,7 +177,7 @@ export class ProjectionRunner {
         continue;
       }
       const row = await checkpoints.get(this.pool, this.projection.name);
-      if (row) this.position$.next(row.position);
+      if (row) this.markCommitted(row.position);
       if (row && (await this.holdWhileBlocked(row))) continue;
       this.state = 'catching_up';
       await this.catchUp();
@@ -261,7 +266,7 @@ export class ProjectionRunner {
     const fresh = batch.filter((e) => comparePositions(e.position, from) > 0);
     if (fresh.length === 0) return true;
     try {
-      const committing = this.commit(from, fresh);
+      const committing = this.commit(fresh);
       // stop() waits for the batch under way, but its failure is handled here, not re-thrown there.
       this.inflight = committing.catch(() => {});
       await committing;
@@ -272,15 +277,29 @@ export class ProjectionRunner {
     }
   }
 
-  private async commit(from: Position, events: readonly RecordedEvent[]): Promise<void> {
+  private async commit(events: readonly RecordedEvent[]): Promise<void> {
     const handled = events.filter((e) => this.projection.handles.includes(e.type));
     const last = events[events.length - 1]!.position;
+    // A batch of nothing this projection handles changes no row: move on in memory and write the
+    // checkpoint at most once a second, instead of one transaction per batch for every projection.
+    // After a crash those events are read again and skipped again.
+    if (handled.length === 0 && Date.now() - this.committedAt < IDLE_CHECKPOINT_MS) {
+      this.position$.next(last);
+      return;
+    }
     await inTransaction(this.pool, async (tx) => {
-      await this.guardCheckpoint(tx, from);
+      await this.guardCheckpoint(tx, this.committed);
       if (handled.length > 0) await this.projection.apply(handled, { tx, table: (t) => t });
       await checkpoints.advance(tx, this.projection.name, last, handled.length);
     });
-    this.position$.next(last);
+    this.markCommitted(last);
+  }
+
+  /** The checkpoint as stored: the guard compares against it, not against the in-memory position. */
+  private markCommitted(position: Position): void {
+    this.committed = position;
+    this.committedAt = Date.now();
+    this.position$.next(position);
   }
 
   /** Never apply on top of a checkpoint someone else moved (a rebuild's swap, a second runner). */
@@ -293,7 +312,7 @@ export class ProjectionRunner {
   private async isolatePoison(events: readonly RecordedEvent[], batchError: unknown): Promise<boolean> {
     for (const event of events) {
       try {
-        await this.commit(this.position$.value, [event]);
+        await this.commit([event]);
       } catch (error) {
         if (error instanceof CheckpointMoved) return false;
         const message = error instanceof Error ? error.message : String(error ?? batchError);

@@ -15,7 +15,7 @@ import { assertOpenApi3, compileSchema } from '../support/openapi.ts';
 const widget = z.object({
   name: z.string().min(1),
   items: z.array(z.object({ name: z.string().min(1), qty: z.number().int().positive() })),
-  meta: z.object({ colour: z.enum(['red', 'blue']) }),
+  meta: z.strictObject({ colour: z.enum(['red', 'blue']) }),
 });
 
 /** Routes that exist only in this test, to exercise the kernel's edges. */
@@ -175,6 +175,17 @@ test('a validation failure is a 400 naming every offending path', async ({ t }) 
   assert.equal(errors.map((e) => e.path).sort(), ['items[1].name', 'items[1].qty', 'meta.colour', 'name']);
   assert.ok(errors.every((e) => typeof e.message === 'string' && e.message.length > 0));
   assert.match(String(body.detail), 'items[1].name');
+});
+
+test('unknown fields of a strict object are each named at their own path', async ({ t }) => {
+  const res = await t.app.inject({
+    method: 'POST',
+    url: '/test/widgets',
+    payload: { name: 'w', items: [], meta: { colour: 'red', shade: 'dark', size: 2 } },
+  });
+  assert.is(res.statusCode, 400);
+  const errors = isProblem(res).errors as { path: string; message: string }[];
+  assert.equal(errors.map((e) => e.path).sort(), ['meta.shade', 'meta.size']);
 });
 
 test('an unexpected error is a 500 problem that leaks neither message nor stack', async ({ t }) => {
