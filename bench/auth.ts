@@ -80,7 +80,7 @@ try {
   const store = new PostgresEventStore(pool);
   const projections = new Projections(store, pool, accounts.projections);
   await projections.start();
-  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent' });
+  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', TRUST_PROXY: 'true' });
   const base = { config, store, pool, projections, logger: createLogger('silent'), clock: () => new Date() };
   const apps: { close(): Promise<unknown> }[] = [];
   const serve = async (authenticate: Authenticator) => {

@@ -39,6 +39,16 @@ export const configSchema = z.object({
   METRICS_TOKEN: optionalString,
   BOOTSTRAP_RATE_LIMIT: z.coerce.number().int().positive().default(10),
   SYNC_RATE_LIMIT: z.coerce.number().int().positive().default(60),
+  /**
+   * Whose X-Forwarded-For to believe for the client address (rate limits): unset or `false` trusts
+   * nobody, `true` every hop, a number that many hops, otherwise a comma-separated list of proxy
+   * addresses or CIDRs. Trusting a client-supplied header lets anyone dodge per-address limits.
+   */
+  TRUST_PROXY: optionalString.transform((v): boolean | number | string => {
+    if (v === undefined || v === 'false') return false;
+    if (v === 'true') return true;
+    return /^\d+$/.test(v) ? Number(v) : v;
+  }),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
 });
 

@@ -30,6 +30,15 @@ export function installAccessControl(app: FastifyInstance, authenticate: Authent
     const access = (route.config as { access?: string } | undefined)?.access;
     if (!access)
       throw new Error(`Route ${route.method} ${route.url} declares no access (a scope or 'public')`);
+    if (access === 'public' || !route.schema) return;
+    // The OpenAPI document says what each route needs: the key, and which scope.
+    const needs = access === 'authenticated' ? 'any valid API key' : `the scope \`${access}\``;
+    const description = route.schema.description ? `${route.schema.description}\n\n` : '';
+    route.schema = {
+      ...route.schema,
+      security: [{ bearer: [] }, { apiKey: [] }],
+      description: `${description}Requires ${needs}.`,
+    };
   });
   // onRequest, before the body is parsed and validated: a caller without a valid key learns nothing
   // about the route's input (401/403 come before any 400), and an unauthenticated body is never read.

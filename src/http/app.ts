@@ -36,6 +36,11 @@ export type ZodApp = ReturnType<typeof typed>;
 /** A feature's routes: registered with the app and its dependencies. */
 export type RouteModule = (app: ZodApp, deps: AppDeps) => void | Promise<void>;
 
+/** A hop count becomes fastify's trust function; booleans and address lists pass as they are. */
+function trustProxyOption(setting: boolean | number | string) {
+  return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
+}
+
 const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
 
 export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): Promise<ZodApp> {
@@ -47,7 +52,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
       bodyLimit: 1024 * 1024,
       // Article slugs run to 200 characters (the default limit, 100, would answer 414 to /blog/<slug>).
       routerOptions: { maxParamLength: 256 },
-      trustProxy: true,
+      trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
       requestIdHeader: false,
       genReqId: (req) => {
         const given = req.headers['x-request-id'];

@@ -34,7 +34,7 @@ test.before(async (ctx) => {
   await projections.start();
   const app = await buildApp(
     {
-      config: loadConfig({ DATABASE_URL: ctx.a.db.url, LOG_LEVEL: 'silent' }),
+      config: loadConfig({ DATABASE_URL: ctx.a.db.url, LOG_LEVEL: 'silent', TRUST_PROXY: 'true' }),
       store,
       pool,
       projections,

@@ -31,7 +31,7 @@ test('a session of bootstraps, keys, good and bad requests leaves no credential 
   await projections.start();
   const app = await buildApp(
     {
-      config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'trace' }),
+      config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'trace', TRUST_PROXY: 'true' }),
       store,
       pool: db.pool,
       projections,

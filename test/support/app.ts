@@ -30,7 +30,13 @@ export async function startTestApp(options: {
   clock?: () => Date;
 }): Promise<TestApp> {
   const db = await freshDatabase();
-  const config: Config = loadConfig({ LOG_LEVEL: 'silent', DATABASE_URL: db.url, ...options.env });
+  const config: Config = loadConfig({
+    LOG_LEVEL: 'silent',
+    DATABASE_URL: db.url,
+    // Tests play clients behind a proxy (X-Forwarded-For) so that per-address rate limits stay apart.
+    TRUST_PROXY: 'true',
+    ...options.env,
+  });
   const logger = createLogger(config.LOG_LEVEL);
   const store = new PostgresEventStore(db.pool);
   const projections = new Projections(store, db.pool, options.projections ?? []);
