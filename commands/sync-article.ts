@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import type { Decider } from '../src/command.ts';
+import { type Decider, handleCommand } from '../src/command.ts';
 import { type ArticleContent, articleContentSchema } from '../src/content-api/article.ts';
-import { WrongExpectedRevisionError } from '../src/event-store/errors.ts';
 import type { EventMetadata, EventStore, Position } from '../src/event-store/port.ts';
 import { eventRegistry } from '../src/event-store/registry.ts';
 import { streams } from '../src/streams.ts';
@@ -86,36 +85,24 @@ export interface StoredArticle {
   position?: Position;
 }
 
-/**
- * Decide and append against the revision read. Only the last event is read (it holds the state), not
- * the stream's history: a popular article re-synced every hour would otherwise cost more each time.
- */
+/** Decide and append against the revision read; a named and a full sync racing on one article retry. */
 export async function storeArticle(options: {
   store: EventStore;
   command: SyncArticleCommand;
   metadata: EventMetadata;
   now: Date;
 }): Promise<StoredArticle> {
-  const { store, command, metadata, now } = options;
-  const stream = streams.article(command.kind, command.article.slug);
-  for (let attempt = 0; ; attempt++) {
-    const [last] = await store.readStream(stream, { direction: 'backwards', limit: 1 });
-    const state = last
-      ? articleDecider.evolve(articleDecider.initialState(), last as unknown as ArticleEvent)
-      : articleDecider.initialState();
-    const events = articleDecider.decide(command, state, now);
-    if (events.length === 0) return { changed: false, updatedAt: state.updatedAt ?? now.toISOString() };
-    try {
-      const appended = await store.append(
-        stream,
-        events.map((e) => ({ type: e.type, data: e.data, metadata })),
-        { expectedRevision: last ? last.revision : 'no_stream' },
-      );
-      const next = events.reduce(articleDecider.evolve, state);
-      return { changed: true, updatedAt: next.updatedAt ?? now.toISOString(), position: appended.position };
-    } catch (error) {
-      // A named and a full sync of the same article raced: read again; the loser usually finds it unchanged.
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= 5) throw error;
-    }
-  }
+  const { command, now } = options;
+  const result = await handleCommand({
+    ...options,
+    stream: streams.article(command.kind, command.article.slug),
+    decider: articleDecider,
+    maxRetries: 5,
+    stateInLastEvent: true,
+  });
+  return {
+    changed: result.events.length > 0,
+    updatedAt: result.state.updatedAt ?? now.toISOString(),
+    position: result.appended?.position,
+  };
 }

@@ -1,6 +1,7 @@
+import { mergeConfig } from '../src/domain/columns/config-merge.ts';
 import type { Column } from '../src/domain/columns/fields.ts';
 import type { RecordedEvent } from '../src/event-store/port.ts';
-import type { Projection } from '../src/projection/types.ts';
+import type { ApplyContext, Projection } from '../src/projection/types.ts';
 
 /** Logical name of the read model; queries import it from here. */
 export const COLUMNS = 'table_columns';
@@ -39,73 +40,123 @@ export const columnFromRow = (row: ColumnRow): Column => ({
 });
 
 type Data = Record<string, unknown>;
+type Tx = ApplyContext['tx'];
 
-async function applyOne(
-  event: RecordedEvent,
-  tx: { query: (q: string, v: unknown[]) => Promise<unknown> },
-  t: string,
-) {
-  const data = event.data as Data;
-  const revision = String(event.revision);
-  switch (event.type) {
-    case 'ColumnCreated':
-      await tx.query(
-        `INSERT INTO ${t} (id, table_id, key, label, kind, data_type, origin, status, auto_run, config, position,
-           is_important, revision)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (id) DO NOTHING`,
-        [
-          data.columnId,
-          data.tableId,
-          data.key,
-          data.label,
-          data.kind,
-          data.dataType,
-          data.origin,
-          data.status,
-          data.autoRun,
-          JSON.stringify(data.config),
-          data.position,
-          data.isImportant,
-          revision,
-        ],
-      );
-      return;
-    case 'ColumnPatched': {
-      const changes = data.changes as Data;
-      const config = (changes.config ?? {}) as Data;
-      const set = Object.fromEntries(Object.entries(config).filter(([, v]) => v !== null));
-      const removed = Object.keys(config).filter((k) => config[k] === null);
-      // jsonb || merges one level deep, the PATCH semantics; the revision guard skips a re-applied event.
-      await tx.query(
-        `UPDATE ${t} SET label = COALESCE($3, label), position = COALESCE($4, position),
-           is_important = COALESCE($5, is_important), auto_run = COALESCE($6, auto_run),
-           config = (config || $7::jsonb) - $8::text[], revision = $2
-         WHERE id = $1 AND revision < $2`,
-        [
-          data.columnId,
-          revision,
-          changes.label ?? null,
-          changes.position ?? null,
-          changes.isImportant ?? null,
-          changes.autoRun ?? null,
-          JSON.stringify(set),
-          removed,
-        ],
-      );
-      return;
+/** A row of the table as the fold holds it: every column, the revision as a bigint. */
+interface StoredColumn extends Omit<ColumnRow, 'revision'> {
+  table_id: string;
+  revision: bigint;
+}
+
+/** One column's row as the batch leaves it; `stored` says whether the table held it before the batch. */
+interface Slot {
+  row: StoredColumn | undefined;
+  stored: boolean;
+  changed: boolean;
+}
+
+const FIELDS = `id, table_id, key, label, kind, data_type, origin, status, auto_run, config, position,
+  is_important, revision`;
+
+function created(data: Data, revision: bigint): StoredColumn {
+  return {
+    id: data.columnId as string,
+    table_id: data.tableId as string,
+    key: data.key as string,
+    label: data.label as string,
+    kind: data.kind as ColumnRow['kind'],
+    data_type: data.dataType as ColumnRow['data_type'],
+    origin: data.origin as ColumnRow['origin'],
+    status: data.status as ColumnRow['status'],
+    auto_run: data.autoRun as ColumnRow['auto_run'],
+    config: data.config as Data,
+    position: data.position as number,
+    is_important: data.isImportant as boolean,
+    revision,
+  };
+}
+
+function patched(row: StoredColumn, changes: Data, revision: bigint): StoredColumn {
+  return {
+    ...row,
+    label: (changes.label as string | undefined) ?? row.label,
+    position: (changes.position as number | undefined) ?? row.position,
+    is_important: (changes.isImportant as boolean | undefined) ?? row.is_important,
+    auto_run: (changes.autoRun as ColumnRow['auto_run'] | undefined) ?? row.auto_run,
+    // One level deep, a null removing the key: the PATCH semantics the decider also applies.
+    config: changes.config ? mergeConfig(row.config, changes.config as Data) : row.config,
+    revision,
+  };
+}
+
+/**
+ * The batch's events in order, per column, on top of the rows the table held: the same result as one
+ * statement per event. A create finding a row keeps it; a patch or move applies only above the row's
+ * revision (so a re-applied event changes nothing); a removal drops the row.
+ */
+function fold(events: readonly RecordedEvent[], stored: ReadonlyMap<string, StoredColumn>) {
+  const slots = new Map<string, Slot>();
+  for (const event of events) {
+    const data = event.data as Data;
+    const id = data.columnId as string;
+    let slot = slots.get(id);
+    if (!slot) {
+      const row = stored.get(id);
+      slot = { row, stored: row !== undefined, changed: false };
+      slots.set(id, slot);
     }
-    case 'ColumnMoved':
-      await tx.query(`UPDATE ${t} SET position = $3, revision = $2 WHERE id = $1 AND revision < $2`, [
-        data.columnId,
-        revision,
-        data.position,
-      ]);
-      return;
-    case 'ColumnRemoved':
+    const { row } = slot;
+    if (event.type === 'ColumnCreated') {
+      if (row) continue;
+      slot.row = created(data, event.revision);
+    } else if (event.type === 'ColumnPatched' || event.type === 'ColumnMoved') {
+      if (!row || row.revision >= event.revision) continue;
+      const changes = event.type === 'ColumnMoved' ? { position: data.position } : (data.changes as Data);
+      slot.row = patched(row, changes, event.revision);
+    } else if (event.type === 'ColumnRemoved') {
       // From the table's stream: the column left its table.
-      await tx.query(`DELETE FROM ${t} WHERE id = $1`, [data.columnId]);
-      return;
+      slot.row = undefined;
+    } else continue;
+    slot.changed = true;
   }
+  return slots;
+}
+
+/**
+ * A batch in at most three statements, whatever its size: the rows it touches read once (locked, so
+ * nothing moves them between the read and the write), folded in memory, then one upsert and one delete.
+ */
+async function applyBatch(events: readonly RecordedEvent[], tx: Tx, t: string) {
+  const ids = [...new Set(events.map((e) => (e.data as Data).columnId as string))];
+  if (ids.length === 0) return;
+  const { rows } = await tx.query<Omit<StoredColumn, 'revision'> & { revision: string }>(
+    `SELECT ${FIELDS} FROM ${t} WHERE id = ANY($1::text[]) FOR UPDATE`,
+    [ids],
+  );
+  const stored = new Map(rows.map((r) => [r.id, { ...r, revision: BigInt(r.revision) }]));
+  const upserts: StoredColumn[] = [];
+  const deletes: string[] = [];
+  for (const [id, slot] of fold(events, stored)) {
+    if (slot.row && slot.changed) upserts.push(slot.row);
+    else if (!slot.row && slot.stored) deletes.push(id);
+  }
+  if (deletes.length > 0) await tx.query(`DELETE FROM ${t} WHERE id = ANY($1::text[])`, [deletes]);
+  if (upserts.length === 0) return;
+  // The fold already weighed each event against the locked row, so the upsert writes its result
+  // whole, unguarded: a column removed and created again in one batch may end below the old revision.
+  // One JSON parameter, as in site-content.ts: cheaper than pg's array-literal escaping per value.
+  await tx.query(
+    `INSERT INTO ${t} (${FIELDS})
+     SELECT ${FIELDS} FROM json_to_recordset($1::json) AS r(id text, table_id text, key text, label text,
+       kind text, data_type text, origin text, status text, auto_run text, config jsonb,
+       position double precision, is_important boolean, revision bigint)
+     ON CONFLICT (id) DO UPDATE SET
+       table_id = EXCLUDED.table_id, key = EXCLUDED.key, label = EXCLUDED.label, kind = EXCLUDED.kind,
+       data_type = EXCLUDED.data_type, origin = EXCLUDED.origin, status = EXCLUDED.status,
+       auto_run = EXCLUDED.auto_run, config = EXCLUDED.config, position = EXCLUDED.position,
+       is_important = EXCLUDED.is_important, revision = EXCLUDED.revision`,
+    [JSON.stringify(upserts, (_key, value) => (typeof value === 'bigint' ? String(value) : value))],
+  );
 }
 
 /** Columns by table, ordered by position; `revision` is the column stream's (the ETag). */
@@ -134,7 +185,6 @@ export const columnsProjection: Projection = {
     ],
   },
   async apply(events, { tx, table }) {
-    const t = table(COLUMNS);
-    for (const event of events) await applyOne(event, tx, t);
+    await applyBatch(events, tx, table(COLUMNS));
   },
 };

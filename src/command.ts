@@ -33,6 +33,8 @@ export interface CommandOptions<S, C, E extends DomainEvent> {
   expectedRevision?: bigint;
   /** Optimistic retries on a concurrent write to the same stream. */
   maxRetries?: number;
+  /** The stream's last event holds its whole state (e.g. an article): read only that one. */
+  stateInLastEvent?: boolean;
 }
 
 export interface CommandResult<S, E> {
@@ -48,8 +50,12 @@ export async function loadState<S, E extends DomainEvent>(
   store: EventStore,
   stream: string,
   decider: Pick<Decider<S, unknown, E>, 'initialState' | 'evolve'>,
+  stateInLastEvent = false,
 ): Promise<{ state: S; revision: bigint | undefined }> {
-  const events = await store.readStream(stream);
+  // Reading only the last event keeps a long-lived stream (an article re-synced every hour) cheap.
+  const events = stateInLastEvent
+    ? await store.readStream(stream, { direction: 'backwards', limit: 1 })
+    : await store.readStream(stream);
   const state = events.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState());
   return { state, revision: events.at(-1)?.revision };
 }
@@ -64,7 +70,7 @@ export async function handleCommand<S, C, E extends DomainEvent>(
   const { store, stream, decider, command, metadata, now } = options;
   const retries = options.expectedRevision !== undefined ? 0 : (options.maxRetries ?? 20);
   for (let attempt = 0; ; attempt++) {
-    const { state, revision } = await loadState(store, stream, decider);
+    const { state, revision } = await loadState(store, stream, decider, options.stateInLastEvent);
     if (options.expectedRevision !== undefined && revision !== options.expectedRevision) {
       throw new WrongExpectedRevisionError(stream, options.expectedRevision, revision ?? 'no_stream');
     }
