@@ -1,47 +1,46 @@
-import { createColumnRoute } from '../../commands/create-column.ts';
-import { createTableRoute } from '../../commands/create-table.ts';
-import { deleteColumnRoute } from '../../commands/delete-column.ts';
-import { patchColumnRoute } from '../../commands/patch-column.ts';
-import { renameTableRoute } from '../../commands/rename-table.ts';
-import { reorderColumnsRoute } from '../../commands/reorder-columns.ts';
-import { columnsProjection } from '../../projections/columns.ts';
-import { tablesProjection } from '../../projections/tables.ts';
-import { columnHistoryRoute } from '../../queries/column-history.ts';
-import { getColumnRoute } from '../../queries/get-column.ts';
-import { getTableRoute } from '../../queries/get-table.ts';
-import { listColumnsRoute } from '../../queries/list-columns.ts';
-import { listTablesRoute } from '../../queries/list-tables.ts';
-import { accounts, bearer, call, type Target } from './accounts.ts';
+import { suite } from 'uvu';
+import { createAuthenticator } from '../../src/auth/authenticator.ts';
+import { projections, routeModules } from '../../src/modules.ts';
+import { bearer, bootstrapAccount, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 
-/** The tables-and-columns feature: its read models and routes, as src/modules.ts lists them. */
-export const tablesFeature = {
-  projections: [tablesProjection, columnsProjection],
-  routes: [
-    createTableRoute,
-    listTablesRoute,
-    getTableRoute,
-    renameTableRoute,
-    createColumnRoute,
-    listColumnsRoute,
-    getColumnRoute,
-    patchColumnRoute,
-    deleteColumnRoute,
-    reorderColumnsRoute,
-    columnHistoryRoute,
-  ],
-};
-
-/** An app with accounts (for keys) and tables and columns over a fresh database. */
+/** An app with every read model and route of the service (src/modules.ts) over a fresh database. */
 export function startTablesApp(): Promise<TestApp> {
   return startTestApp({
-    projections: [...accounts.projections, ...tablesFeature.projections],
-    routes: [...accounts.routes, ...tablesFeature.routes],
-    authenticator: accounts.authenticator,
+    projections,
+    routes: routeModules,
+    authenticator: createAuthenticator,
     // STK_TEST_LOG_LEVEL=error shows the server's side of a failing test.
     env: process.env.STK_TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.STK_TEST_LOG_LEVEL } : {},
   });
 }
+
+export interface TablesContext {
+  t: TestApp;
+  /** An all-scopes key of one organization, and its id. */
+  key: string;
+  keyId: string;
+  /** An all-scopes key of another organization: what it must not see. */
+  otherKey: string;
+}
+
+/** A suite over one tables app shared by its tests, with two accounts in separate organizations. */
+export function tablesSuite(name: string) {
+  const test = suite<TablesContext>(name);
+  test.before(async (ctx) => {
+    ctx.t = await startTablesApp();
+    const account = await bootstrapAccount(ctx.t.app);
+    ctx.key = account.apiKey;
+    ctx.keyId = account.keyId;
+    ctx.otherKey = (await bootstrapAccount(ctx.t.app)).apiKey;
+  });
+  test.after(async (ctx) => {
+    await ctx.t.close();
+  });
+  return test;
+}
+
+export const columnsPath = (tableId: string) => `/api/tables/${tableId}/columns`;
 
 /** Creates a table and returns its id (throws on anything but 201). */
 export async function createTable(target: Target, apiKey: string, name = 'Leads'): Promise<string> {
@@ -59,7 +58,7 @@ export async function createColumn(
   body: object,
   // biome-ignore lint/suspicious/noExplicitAny: a column is arbitrary JSON that tests pick apart
 ): Promise<any> {
-  const res = await call(target, 'POST', `/api/tables/${tableId}/columns`, { headers: bearer(apiKey), body });
+  const res = await call(target, 'POST', columnsPath(tableId), { headers: bearer(apiKey), body });
   if (res.status !== 201)
     throw new Error(`creating a column failed: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
