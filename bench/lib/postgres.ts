@@ -1,10 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { onAdmin, openPgServer, type PgServer, withDatabase } from '../../test/support/pg-server.ts';
 
 export interface BenchDatabase {
   url: string;
@@ -13,7 +9,7 @@ export interface BenchDatabase {
 
 export interface BenchServer {
   /** Where the server came from, for the report: `embedded` or `DATABASE_URL`. */
-  origin: 'embedded' | 'DATABASE_URL';
+  origin: PgServer['origin'];
   version: string;
   /** A new, empty database (migrated when asked), dropped again by `drop` or by `stop`. */
   createDatabase(prefix: string, options?: { migrate?: boolean }): Promise<BenchDatabase>;
@@ -22,41 +18,12 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function onAdmin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client(adminUrl);
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * One PostgreSQL for a whole benchmark run: the server at DATABASE_URL when set (each benchmark gets
  * fresh databases on it and drops them), else a throwaway embedded server in a temporary directory.
  */
 export async function startBenchServer(): Promise<BenchServer> {
-  let adminUrl: string;
-  let stopServer = async () => {};
-  const origin = process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded';
-  if (process.env.DATABASE_URL) {
-    adminUrl = process.env.DATABASE_URL;
-  } else {
-    const dir = await mkdtemp(join(tmpdir(), 'stk-bench-pg-'));
-    const server = await startEmbeddedPostgres(dir);
-    adminUrl = server.url;
-    stopServer = async () => {
-      await server.stop();
-      await rm(dir, { recursive: true, force: true });
-    };
-  }
+  const { origin, adminUrl, stop: stopServer } = await openPgServer('bench');
   const version = await onAdmin(
     adminUrl,
     async (c) => (await c.query('SHOW server_version')).rows[0].server_version,

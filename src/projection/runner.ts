@@ -47,6 +47,7 @@ export class ProjectionRunner {
   private readonly position$ = new BehaviorSubject<Position>(START);
   private committed: Position = START;
   private committedAt = 0;
+  private idleFlush?: NodeJS.Timeout;
   private state: ProjectionState = 'starting';
   private lockClient?: pg.Client;
   private live?: Subscription;
@@ -100,6 +101,8 @@ export class ProjectionRunner {
     this.wakeStandby?.();
     await this.done;
     await this.inflight;
+    clearTimeout(this.idleFlush);
+    if (this.lockClient) await this.recordIdleProgress().catch(() => {});
     await this.lockClient?.end().catch(() => {});
     this.lockClient = undefined;
     if (this.state !== 'failed') this.state = 'stopped';
@@ -285,6 +288,10 @@ export class ProjectionRunner {
     // After a crash those events are read again and skipped again.
     if (handled.length === 0 && Date.now() - this.committedAt < IDLE_CHECKPOINT_MS) {
       this.position$.next(last);
+      this.idleFlush ??= setTimeout(() => {
+        this.idleFlush = undefined;
+        this.inflight = this.inflight.then(() => this.recordIdleProgress()).catch(() => {});
+      }, IDLE_CHECKPOINT_MS);
       return;
     }
     await inTransaction(this.pool, async (tx) => {
@@ -293,6 +300,17 @@ export class ProjectionRunner {
       await checkpoints.advance(tx, this.projection.name, last, handled.length);
     });
     this.markCommitted(last);
+  }
+
+  /** Stores a position reached by skipping events, so that status and other processes see it too. */
+  private async recordIdleProgress(): Promise<void> {
+    const position = this.position$.value;
+    if (comparePositions(position, this.committed) <= 0 || this.isFailed()) return;
+    await inTransaction(this.pool, async (tx) => {
+      await this.guardCheckpoint(tx, this.committed);
+      await checkpoints.advance(tx, this.projection.name, position, 0);
+    });
+    this.markCommitted(position);
   }
 
   /** The checkpoint as stored: the guard compares against it, not against the in-memory position. */

@@ -1,35 +1,16 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newColumnId, newTableId } from '../../src/domain/tables/ids.ts';
-import { bearer, bootstrapAccount, call, issueKey } from '../support/accounts.ts';
-import type { TestApp } from '../support/app.ts';
-import { createColumn, createTable, leaf, startTablesApp } from '../support/tables.ts';
+import { bearer, call, issueKey } from '../support/accounts.ts';
+import { columnsPath, createColumn, createTable, leaf, tablesSuite } from '../support/tables.ts';
 
-interface Ctx {
-  t: TestApp;
-  key: string;
-  otherKey: string;
-}
-
-const test = suite<Ctx>('columns API: create, list, get, PATCH, errors');
-
-test.before(async (ctx) => {
-  ctx.t = await startTablesApp();
-  ctx.key = (await bootstrapAccount(ctx.t.app)).apiKey;
-  ctx.otherKey = (await bootstrapAccount(ctx.t.app)).apiKey;
-});
-test.after(async (ctx) => {
-  await ctx.t.close();
-});
-
-const columnsOf = (tableId: string) => `/api/tables/${tableId}/columns`;
+const test = tablesSuite('columns API: create, list, get, PATCH, errors');
 
 test('create: defaults, key derived from the label, status idle, position after the last', async ({
   t,
   key,
 }) => {
   const tableId = await createTable(t.app, key);
-  const res = await call(t.app, 'POST', columnsOf(tableId), {
+  const res = await call(t.app, 'POST', columnsPath(tableId), {
     headers: bearer(key),
     body: { label: 'Company Name', kind: 'input', dataType: 'text' },
   });
@@ -74,14 +55,14 @@ test('create: defaults, key derived from the label, status idle, position after 
   assert.is(third.key, 'summary_1');
   assert.is(third.autoRun, 'onInsert');
   assert.equal(third.config.extra, { a: 1 });
-  const list = await call(t.app, 'GET', columnsOf(tableId), { headers: bearer(key) });
+  const list = await call(t.app, 'GET', columnsPath(tableId), { headers: bearer(key) });
   assert.is(list.status, 200);
   assert.ok(Array.isArray(list.body));
   assert.equal(
     list.body.map((c: { key: string }) => c.key),
     ['company_name', 'summary_1', 'domain'],
   );
-  const one = await call(t.app, 'GET', `${columnsOf(tableId)}/${third.id}`, { headers: bearer(key) });
+  const one = await call(t.app, 'GET', `${columnsPath(tableId)}/${third.id}`, { headers: bearer(key) });
   assert.is(one.status, 200);
   assert.equal(one.body, third);
 });
@@ -101,7 +82,7 @@ test('create: 400 for a bad key, kind or dataType, naming the path; 409 for a ta
     [{ label: 'x', kind: 'input', dataType: 'text', autoRun: 'always' }, 'autoRun'],
   ];
   for (const [body, path] of cases) {
-    const res = await call(t.app, 'POST', columnsOf(tableId), { headers: bearer(key), body });
+    const res = await call(t.app, 'POST', columnsPath(tableId), { headers: bearer(key), body });
     assert.is(res.status, 400, JSON.stringify(body));
     assert.ok(
       res.body.errors.some((e: { path: string }) => e.path === path),
@@ -112,7 +93,7 @@ test('create: 400 for a bad key, kind or dataType, naming the path; 409 for a ta
     { label: 'Other', key: 'email', kind: 'input', dataType: 'text' },
     { label: 'Email', kind: 'input', dataType: 'text' },
   ]) {
-    const res = await call(t.app, 'POST', columnsOf(tableId), { headers: bearer(key), body });
+    const res = await call(t.app, 'POST', columnsPath(tableId), { headers: bearer(key), body });
     assert.is(res.status, 409);
     assert.is(res.body.code, 'column_key_taken');
   }
@@ -127,7 +108,7 @@ test('PATCH: each field, config merged one level deep, GET right after shows it'
     dataType: 'text',
     config: { provider: 'llm', mode: 'basic', llmLane: 'very_fast', keep: 1 },
   });
-  const url = `${columnsOf(tableId)}/${col.id}`;
+  const url = `${columnsPath(tableId)}/${col.id}`;
   const condition = { type: 'all', children: [leaf('score', 'greaterThan', { value: 10 })] };
   const res = await call(t.app, 'PATCH', url, {
     headers: bearer(key),
@@ -168,7 +149,7 @@ test('PATCH: each field, config merged one level deep, GET right after shows it'
 test('PATCH: 400 for an empty body, unknown keys or wrong types', async ({ t, key }) => {
   const tableId = await createTable(t.app, key);
   const col = await createColumn(t.app, key, tableId, { label: 'A', kind: 'input', dataType: 'text' });
-  const url = `${columnsOf(tableId)}/${col.id}`;
+  const url = `${columnsPath(tableId)}/${col.id}`;
   for (const body of [
     {},
     { key: 'b' },
@@ -186,7 +167,7 @@ test('PATCH: 400 for an empty body, unknown keys or wrong types', async ({ t, ke
 test('If-Match: the current ETag passes, a stale one gets 412', async ({ t, key }) => {
   const tableId = await createTable(t.app, key);
   const col = await createColumn(t.app, key, tableId, { label: 'A', kind: 'input', dataType: 'text' });
-  const url = `${columnsOf(tableId)}/${col.id}`;
+  const url = `${columnsPath(tableId)}/${col.id}`;
   const etag = (await call(t.app, 'GET', url, { headers: bearer(key) })).headers.etag!;
   const first = await call(t.app, 'PATCH', url, {
     headers: { ...bearer(key), 'if-match': etag },
@@ -221,10 +202,10 @@ test('401, 403 (scope, organization) and 404 (table, column, wrong form) as cont
     kind: 'input',
     dataType: 'text',
   });
-  const url = `${columnsOf(tableId)}/${col.id}`;
+  const url = `${columnsPath(tableId)}/${col.id}`;
   const body = { label: 'x' };
 
-  assert.is((await call(t.app, 'GET', columnsOf(tableId))).status, 401);
+  assert.is((await call(t.app, 'GET', columnsPath(tableId))).status, 401);
   assert.is((await call(t.app, 'PATCH', url, { body })).status, 401);
   assert.is((await call(t.app, 'PATCH', url, { headers: bearer('stk_x.y'), body })).status, 401);
 
@@ -232,9 +213,9 @@ test('401, 403 (scope, organization) and 404 (table, column, wrong form) as cont
   const denied = await call(t.app, 'PATCH', url, { headers: bearer(readOnly), body });
   assert.is(denied.status, 403);
   assert.is(denied.body.code, 'missing_scope');
-  assert.is((await call(t.app, 'GET', columnsOf(tableId), { headers: bearer(readOnly) })).status, 200);
+  assert.is((await call(t.app, 'GET', columnsPath(tableId), { headers: bearer(readOnly) })).status, 200);
   const writeOnly = (await issueKey(t.app, key, ['columns:write'])).apiKey;
-  assert.is((await call(t.app, 'GET', columnsOf(tableId), { headers: bearer(writeOnly) })).status, 403);
+  assert.is((await call(t.app, 'GET', columnsPath(tableId), { headers: bearer(writeOnly) })).status, 403);
   assert.is((await call(t.app, 'PATCH', url, { headers: bearer(writeOnly), body })).status, 200);
 
   // The body each request needs to get past validation, so that the answer is about access.
@@ -247,13 +228,13 @@ test('401, 403 (scope, organization) and 404 (table, column, wrong form) as cont
           ? { columnIds: [col.id] }
           : { label: 'x', kind: 'input', dataType: 'text' };
   for (const [method, path] of [
-    ['GET', columnsOf(tableId)],
+    ['GET', columnsPath(tableId)],
     ['GET', url],
     ['PATCH', url],
     ['DELETE', url],
     ['GET', `${url}/history`],
-    ['POST', columnsOf(tableId)],
-    ['POST', `${columnsOf(tableId)}/reorder`],
+    ['POST', columnsPath(tableId)],
+    ['POST', `${columnsPath(tableId)}/reorder`],
   ] as const) {
     const res = await call(t.app, method, path, { headers: bearer(otherKey), body: bodyFor(method, path) });
     assert.is(res.status, 403, `${method} ${path}`);
@@ -261,22 +242,22 @@ test('401, 403 (scope, organization) and 404 (table, column, wrong form) as cont
   }
 
   const notFound = [
-    ['GET', columnsOf(newTableId())],
-    ['GET', columnsOf('nope')],
-    ['GET', `${columnsOf(tableId)}/${newColumnId()}`],
-    ['GET', `${columnsOf(tableId)}/${otherCol.id}`],
-    ['GET', `${columnsOf(tableId)}/col_bad`],
-    ['GET', `${columnsOf(tableId)}/col_${'x'.repeat(90)}`],
+    ['GET', columnsPath(newTableId())],
+    ['GET', columnsPath('nope')],
+    ['GET', `${columnsPath(tableId)}/${newColumnId()}`],
+    ['GET', `${columnsPath(tableId)}/${otherCol.id}`],
+    ['GET', `${columnsPath(tableId)}/col_bad`],
+    ['GET', `${columnsPath(tableId)}/col_${'x'.repeat(90)}`],
     ['GET', `/api/tables/tbl_${'x'.repeat(90)}`],
-    ['PATCH', `${columnsOf(newTableId())}/${col.id}`],
-    ['PATCH', `${columnsOf(tableId)}/${newColumnId()}`],
-    ['PATCH', `${columnsOf(tableId)}/${otherCol.id}`],
-    ['PATCH', `${columnsOf(tableId)}/whatever`],
-    ['DELETE', `${columnsOf(tableId)}/${otherCol.id}`],
-    ['GET', `${columnsOf(tableId)}/${otherCol.id}/history`],
-    ['POST', columnsOf(newTableId())],
-    ['POST', columnsOf('nope')],
-    ['POST', `${columnsOf(newTableId())}/reorder`],
+    ['PATCH', `${columnsPath(newTableId())}/${col.id}`],
+    ['PATCH', `${columnsPath(tableId)}/${newColumnId()}`],
+    ['PATCH', `${columnsPath(tableId)}/${otherCol.id}`],
+    ['PATCH', `${columnsPath(tableId)}/whatever`],
+    ['DELETE', `${columnsPath(tableId)}/${otherCol.id}`],
+    ['GET', `${columnsPath(tableId)}/${otherCol.id}/history`],
+    ['POST', columnsPath(newTableId())],
+    ['POST', columnsPath('nope')],
+    ['POST', `${columnsPath(newTableId())}/reorder`],
   ] as const;
   for (const [method, path] of notFound) {
     const res = await call(t.app, method, path, { headers: bearer(key), body: bodyFor(method, path) });

@@ -1,18 +1,8 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bearer, bootstrapAccount, call } from '../support/accounts.ts';
-import type { TestApp } from '../support/app.ts';
-import { createColumn, createTable, startTablesApp } from '../support/tables.ts';
+import { bearer, call } from '../support/accounts.ts';
+import { createColumn, createTable, tablesSuite } from '../support/tables.ts';
 
-const test = suite<{ t: TestApp; key: string }>('columns under concurrency (real socket)');
-
-test.before(async (ctx) => {
-  ctx.t = await startTablesApp();
-  ctx.key = (await bootstrapAccount(ctx.t.app)).apiKey;
-});
-test.after(async (ctx) => {
-  await ctx.t.close();
-});
+const test = tablesSuite('columns under concurrency (real socket)');
 
 test('50 concurrent PATCHes of one column, each changing something else, all land', async ({ t, key }) => {
   const tableId = await createTable(t.url, key);

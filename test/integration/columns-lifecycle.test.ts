@@ -1,22 +1,8 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bearer, bootstrapAccount, call } from '../support/accounts.ts';
-import type { TestApp } from '../support/app.ts';
-import { createColumn, createTable, leaf, startTablesApp } from '../support/tables.ts';
+import { bearer, call } from '../support/accounts.ts';
+import { columnsPath, createColumn, createTable, leaf, tablesSuite } from '../support/tables.ts';
 
-const test = suite<{ t: TestApp; key: string; keyId: string }>('columns API: delete, reorder, history');
-
-test.before(async (ctx) => {
-  ctx.t = await startTablesApp();
-  const account = await bootstrapAccount(ctx.t.app);
-  ctx.key = account.apiKey;
-  ctx.keyId = account.keyId;
-});
-test.after(async (ctx) => {
-  await ctx.t.close();
-});
-
-const columnsOf = (tableId: string) => `/api/tables/${tableId}/columns`;
+const test = tablesSuite('columns API: delete, reorder, history');
 
 test('DELETE refuses (409 column_in_use) while another column refers to it, then deletes (204)', async ({
   t,
@@ -50,7 +36,9 @@ test('DELETE refuses (409 column_in_use) while another column refers to it, then
   });
   assert.is(sync.config.listPath, 'items');
 
-  const refused = await call(t.app, 'DELETE', `${columnsOf(tableId)}/${domain.id}`, { headers: bearer(key) });
+  const refused = await call(t.app, 'DELETE', `${columnsPath(tableId)}/${domain.id}`, {
+    headers: bearer(key),
+  });
   assert.is(refused.status, 409);
   assert.is(refused.body.code, 'column_in_use');
   assert.equal(
@@ -60,32 +48,32 @@ test('DELETE refuses (409 column_in_use) while another column refers to it, then
       ['gate', ['config.runCondition.children[0].columnKey']],
     ],
   );
-  const byId = await call(t.app, 'DELETE', `${columnsOf(tableId)}/${data.id}`, { headers: bearer(key) });
+  const byId = await call(t.app, 'DELETE', `${columnsPath(tableId)}/${data.id}`, { headers: bearer(key) });
   assert.is(byId.status, 409);
   assert.equal(byId.body.referencedBy[0].paths, ['config.listSourceColumnId']);
 
   for (const c of [gate, call1]) {
-    const gone = await call(t.app, 'DELETE', `${columnsOf(tableId)}/${c.id}`, { headers: bearer(key) });
+    const gone = await call(t.app, 'DELETE', `${columnsPath(tableId)}/${c.id}`, { headers: bearer(key) });
     assert.is(gone.status, 204);
   }
   assert.is(
-    (await call(t.app, 'DELETE', `${columnsOf(tableId)}/${domain.id}`, { headers: bearer(key) })).status,
+    (await call(t.app, 'DELETE', `${columnsPath(tableId)}/${domain.id}`, { headers: bearer(key) })).status,
     204,
   );
   assert.is(
-    (await call(t.app, 'GET', `${columnsOf(tableId)}/${domain.id}`, { headers: bearer(key) })).status,
+    (await call(t.app, 'GET', `${columnsPath(tableId)}/${domain.id}`, { headers: bearer(key) })).status,
     404,
   );
   assert.is(
-    (await call(t.app, 'DELETE', `${columnsOf(tableId)}/${domain.id}`, { headers: bearer(key) })).status,
+    (await call(t.app, 'DELETE', `${columnsPath(tableId)}/${domain.id}`, { headers: bearer(key) })).status,
     404,
   );
-  const patch = await call(t.app, 'PATCH', `${columnsOf(tableId)}/${domain.id}`, {
+  const patch = await call(t.app, 'PATCH', `${columnsPath(tableId)}/${domain.id}`, {
     headers: bearer(key),
     body: { label: 'x' },
   });
   assert.is(patch.status, 404);
-  const list = (await call(t.app, 'GET', columnsOf(tableId), { headers: bearer(key) })).body;
+  const list = (await call(t.app, 'GET', columnsPath(tableId), { headers: bearer(key) })).body;
   assert.equal(
     list.map((c: { key: string }) => c.key),
     ['data', 'sync'],
@@ -102,7 +90,7 @@ test('reorder: every column exactly once, positions 1..n; anything else is 400',
     ids.push((await createColumn(t.app, key, tableId, { label, kind: 'input', dataType: 'text' })).id);
   }
   const [a, b, c] = ids as [string, string, string];
-  const url = `${columnsOf(tableId)}/reorder`;
+  const url = `${columnsPath(tableId)}/reorder`;
   const res = await call(t.app, 'POST', url, { headers: bearer(key), body: { columnIds: [c, a, b] } });
   assert.is(res.status, 200);
   assert.equal(
@@ -113,7 +101,7 @@ test('reorder: every column exactly once, positions 1..n; anything else is 400',
       [b, 3],
     ],
   );
-  const list = (await call(t.app, 'GET', columnsOf(tableId), { headers: bearer(key) })).body;
+  const list = (await call(t.app, 'GET', columnsPath(tableId), { headers: bearer(key) })).body;
   assert.equal(
     list.map((col: { id: string }) => col.id),
     [c, a, b],
@@ -139,7 +127,7 @@ test('history: oldest first, actor is the key id, changes hold only what changed
     dataType: 'text',
     config: { provider: 'llm', mode: 'basic', lane: 'x' },
   });
-  const url = `${columnsOf(tableId)}/${col.id}`;
+  const url = `${columnsPath(tableId)}/${col.id}`;
   await call(t.app, 'PATCH', url, { headers: bearer(key), body: { label: 'B', isImportant: false } });
   await call(t.app, 'PATCH', url, {
     headers: bearer(key),
@@ -147,7 +135,7 @@ test('history: oldest first, actor is the key id, changes hold only what changed
   });
   // Changes nothing: no entry.
   await call(t.app, 'PATCH', url, { headers: bearer(key), body: { label: 'B' } });
-  await call(t.app, 'POST', `${columnsOf(tableId)}/reorder`, {
+  await call(t.app, 'POST', `${columnsPath(tableId)}/reorder`, {
     headers: bearer(key),
     body: { columnIds: [col.id] },
   });

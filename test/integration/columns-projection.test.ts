@@ -104,4 +104,80 @@ test('columns: created, patched (config merged, nulls removed), moved, removed; 
   assert.equal(await row(), []);
 });
 
+test('columns: one batch folds a create, patches and a move of one column with patches of a stored one', async ({
+  db,
+}) => {
+  const column = (columnId: string, key: string, position: number) => ({
+    tableId: 't2',
+    columnId,
+    key,
+    label: key,
+    kind: 'enrichment',
+    dataType: 'text',
+    origin: 'api',
+    status: 'idle',
+    autoRun: 'never',
+    config: { provider: 'llm', mode: 'basic' },
+    position,
+    isImportant: false,
+  });
+  const a = 'column-t2.a';
+  const b = 'column-t2.b';
+  const gone = 'column-t2.gone';
+  await apply(db, columnsProjection, [
+    event(b, 0, 'ColumnCreated', column('b', 'beta', 2)),
+    event(b, 1, 'ColumnPatched', { tableId: 't2', columnId: 'b', changes: { label: 'Beta 1' } }),
+    event(gone, 0, 'ColumnCreated', column('gone', 'gone', 3)),
+  ]);
+  await apply(db, columnsProjection, [
+    event(a, 0, 'ColumnCreated', column('a', 'alpha', 1)),
+    event(b, 1, 'ColumnPatched', { tableId: 't2', columnId: 'b', changes: { label: 'stale' } }),
+    event(a, 1, 'ColumnPatched', {
+      tableId: 't2',
+      columnId: 'a',
+      changes: { label: 'Alpha', config: { mode: 'advanced', lane: 'fast' } },
+    }),
+    event(b, 2, 'ColumnPatched', { tableId: 't2', columnId: 'b', changes: { autoRun: 'onInsert' } }),
+    event(a, 2, 'ColumnPatched', {
+      tableId: 't2',
+      columnId: 'a',
+      changes: { isImportant: true, config: { lane: null } },
+    }),
+    event('table-t2', 5, 'ColumnRemoved', { tableId: 't2', columnId: 'gone', key: 'gone' }),
+    event(a, 3, 'ColumnMoved', { tableId: 't2', columnId: 'a', position: 0.5 }),
+    event(b, 3, 'ColumnPatched', {
+      tableId: 't2',
+      columnId: 'b',
+      changes: { position: 7, config: { provider: null, extra: [1, 2] } },
+    }),
+    event(gone, 1, 'ColumnPatched', { tableId: 't2', columnId: 'gone', changes: { label: 'after removal' } }),
+  ]);
+  const { rows } = await db.pool.query(
+    `SELECT id, key, label, auto_run, config, position, is_important, revision FROM ${COLUMNS}
+     WHERE table_id = 't2' ORDER BY position`,
+  );
+  assert.equal(rows, [
+    {
+      id: 'a',
+      key: 'alpha',
+      label: 'Alpha',
+      auto_run: 'never',
+      config: { provider: 'llm', mode: 'advanced' },
+      position: 0.5,
+      is_important: true,
+      revision: '3',
+    },
+    {
+      id: 'b',
+      key: 'beta',
+      label: 'Beta 1',
+      auto_run: 'onInsert',
+      config: { mode: 'basic', extra: [1, 2] },
+      position: 7,
+      is_important: false,
+      revision: '3',
+    },
+  ]);
+});
+
 test.run();

@@ -1,33 +1,14 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bearer, bootstrapAccount, call } from '../support/accounts.ts';
-import type { TestApp } from '../support/app.ts';
-import { createColumn, createTable, leaf, startTablesApp } from '../support/tables.ts';
+import { bearer, call } from '../support/accounts.ts';
+import { columnsPath, createColumn, createTable, leaf, tablesSuite } from '../support/tables.ts';
 
-interface Ctx {
-  t: TestApp;
-  key: string;
-  otherKey: string;
-}
-
-const test = suite<Ctx>('columns API: config validation over HTTP and the OpenAPI document');
-
-test.before(async (ctx) => {
-  ctx.t = await startTablesApp();
-  ctx.key = (await bootstrapAccount(ctx.t.app)).apiKey;
-  ctx.otherKey = (await bootstrapAccount(ctx.t.app)).apiKey;
-});
-test.after(async (ctx) => {
-  await ctx.t.close();
-});
-
-const columnsOf = (tableId: string) => `/api/tables/${tableId}/columns`;
+const test = tablesSuite('columns API: config validation over HTTP and the OpenAPI document');
 
 test('PATCH: run condition errors name each offending path', async ({ t, key }) => {
   const tableId = await createTable(t.app, key);
   await createColumn(t.app, key, tableId, { label: 'Score', kind: 'input', dataType: 'number' });
   const col = await createColumn(t.app, key, tableId, { label: 'B', kind: 'enrichment', dataType: 'text' });
-  const url = `${columnsOf(tableId)}/${col.id}`;
+  const url = `${columnsPath(tableId)}/${col.id}`;
   const send = (runCondition: unknown) =>
     call(t.app, 'PATCH', url, { headers: bearer(key), body: { config: { runCondition } } });
 
@@ -85,7 +66,7 @@ test('PATCH: provider config is validated after the merge, against the table', a
     config: { provider: 'http_request', url: 'https://api.example.com/{{domain}}', method: 'GET' },
   });
   assert.is(col.config.timeoutSeconds, 30);
-  const url = `${columnsOf(tableId)}/${col.id}`;
+  const url = `${columnsPath(tableId)}/${col.id}`;
   const patch = (config: object) => call(t.app, 'PATCH', url, { headers: bearer(key), body: { config } });
 
   const ok = await patch({
@@ -114,7 +95,7 @@ test('PATCH: provider config is validated after the merge, against the table', a
     dataType: 'json',
     config: { provider: 'sync_to_table', destinationTableId: await createTable(t.app, key, 'dest') },
   });
-  const foreign = await call(t.app, 'PATCH', `${columnsOf(tableId)}/${sync.id}`, {
+  const foreign = await call(t.app, 'PATCH', `${columnsPath(tableId)}/${sync.id}`, {
     headers: bearer(key),
     body: { config: { destinationTableId: theirs } },
   });

@@ -1,26 +1,9 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { newTableId } from '../../src/domain/tables/ids.ts';
 import { bearer, bootstrapAccount, call, issueKey } from '../support/accounts.ts';
-import type { TestApp } from '../support/app.ts';
-import { createTable, startTablesApp } from '../support/tables.ts';
+import { createTable, tablesSuite } from '../support/tables.ts';
 
-interface Ctx {
-  t: TestApp;
-  key: string;
-  otherKey: string;
-}
-
-const test = suite<Ctx>('tables API: create, list, get, rename');
-
-test.before(async (ctx) => {
-  ctx.t = await startTablesApp();
-  ctx.key = (await bootstrapAccount(ctx.t.app)).apiKey;
-  ctx.otherKey = (await bootstrapAccount(ctx.t.app)).apiKey;
-});
-test.after(async (ctx) => {
-  await ctx.t.close();
-});
+const test = tablesSuite('tables API: create, list, get, rename');
 
 test('POST /api/tables creates a table of the key organization; GET shows it', async ({ t, key }) => {
   const created = await call(t.app, 'POST', '/api/tables', {

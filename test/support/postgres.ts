@@ -1,11 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
-import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
+import { onAdmin, openPgServer, withDatabase } from './pg-server.ts';
 
 const TEMPLATE = 'stk_template';
 
@@ -15,46 +11,18 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
-function withDatabase(url: string, database: string): string {
-  const u = new URL(url);
-  u.pathname = `/${database}`;
-  return u.toString();
-}
-
-async function admin<T>(adminUrl: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client(adminUrl);
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
 /**
  * One PostgreSQL per test run: the one at DATABASE_URL when given, else an embedded server in a
  * temporary directory. A migrated template database makes each suite's fresh database cheap.
  */
 export async function startTestServer(log?: (line: string) => void): Promise<TestServer> {
-  let adminUrl: string;
-  let stopServer = async () => {};
-  if (process.env.DATABASE_URL) {
-    adminUrl = process.env.DATABASE_URL;
-  } else {
-    const dir = await mkdtemp(join(tmpdir(), 'stk-test-pg-'));
-    const server = await startEmbeddedPostgres(dir, { log });
-    adminUrl = server.url;
-    stopServer = async () => {
-      await server.stop();
-      await rm(dir, { recursive: true, force: true });
-    };
-  }
-  await admin(adminUrl, async (c) => {
+  const { adminUrl, stop } = await openPgServer('test', log);
+  await onAdmin(adminUrl, async (c) => {
     await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE} WITH (FORCE)`);
     await c.query(`CREATE DATABASE ${TEMPLATE}`);
   });
   await migrate(withDatabase(adminUrl, TEMPLATE));
-  return { adminUrl, stop: stopServer };
+  return { adminUrl, stop };
 }
 
 let shared: Promise<string> | undefined;
@@ -81,7 +49,7 @@ export interface TestDatabase {
 export async function freshDatabase(): Promise<TestDatabase> {
   const adminUrl = await serverUrl();
   const name = `t_${randomBytes(6).toString('hex')}`;
-  await admin(adminUrl, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`));
+  await onAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE}`));
   const url = withDatabase(adminUrl, name);
   const pool = createPool(url);
   return {
@@ -89,7 +57,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
     pool,
     drop: async () => {
       await pool.end();
-      await admin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await onAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
 }

@@ -21,7 +21,14 @@ export async function startServiceProcess(
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'info', TRUST_PROXY: 'true', ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: {
+      ...process.env,
+      LOG_LEVEL: 'info',
+      TRUST_PROXY: 'true',
+      ...env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
