@@ -3,12 +3,18 @@ import type { AppDeps, ZodApp } from './app.ts';
 
 const check = z.object({ ok: z.boolean(), detail: z.string().optional() });
 
-async function probe(fn: () => Promise<unknown>): Promise<z.infer<typeof check>> {
+/** /readyz is public: a failing check says only that it failed; the driver's error (hosts, ports) goes to the log. */
+async function probe(
+  name: string,
+  deps: AppDeps,
+  fn: () => Promise<unknown>,
+): Promise<z.infer<typeof check>> {
   try {
     await fn();
     return { ok: true };
   } catch (error) {
-    return { ok: false, detail: error instanceof Error ? error.message : 'unreachable' };
+    deps.logger.warn({ err: error, check: name }, 'readiness check failed');
+    return { ok: false, detail: 'unreachable' };
   }
 }
 
@@ -35,8 +41,8 @@ export function registerHealthRoutes(app: ZodApp, deps: AppDeps): void {
     },
     async (_request, reply) => {
       const [database, eventStore] = await Promise.all([
-        probe(() => deps.pool.query('SELECT 1')),
-        probe(() => deps.store.ping()),
+        probe('database', deps, () => deps.pool.query('SELECT 1')),
+        probe('eventStore', deps, () => deps.store.ping()),
       ]);
       const failed = [...deps.projections.runners.values()]
         .filter((r) => r.currentState === 'failed')

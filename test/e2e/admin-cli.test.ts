@@ -5,7 +5,7 @@ import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { projectionAudit } from '../../src/projection/audit.ts';
 import { checkpoints } from '../../src/projection/checkpoints.ts';
 import { streams } from '../../src/streams.ts';
-import { runAdmin, spawnAdmin } from '../support/admin-cli.ts';
+import { runAdmin, spawnAdmin } from '../support/cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
 import { until } from '../support/rebuild-fixtures.ts';
 

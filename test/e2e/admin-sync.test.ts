@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import '../../commands/sync-article.ts';
 import { PostgresEventStore } from '../../src/event-store/postgres.ts';
-import { runAdmin } from '../support/admin-cli.ts';
+import { runAdmin } from '../support/cli.ts';
 import { generatedArticle } from '../support/content-samples.ts';
 import { type FakeContentApi, startFakeContentApi } from '../support/fake-content-api.ts';
 import { freshDatabase, type TestDatabase } from '../support/postgres.ts';

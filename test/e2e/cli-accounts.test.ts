@@ -1,14 +1,11 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { type CliRun, runStk } from '../support/cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/stk.js', import.meta.url));
 
 interface Ctx {
   db: TestDatabase;
@@ -21,31 +18,13 @@ interface Ctx {
 
 const test = suite<Ctx>('e2e: the stk client against the running service');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `stk` as a user would: its own process, its own environment, nothing of ours but STK_*. */
+/** Runs `stk` with this suite's config file, as a user would (no key or base URL of ours leaks in). */
 function stk(
   ctx: Ctx,
   args: string[],
   options: { env?: Record<string, string>; input?: string } = {},
-): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, STK_CONFIG: ctx.config, ...options.env };
-  for (const name of ['STK_API_KEY', 'STK_BASE_URL']) if (!options.env?.[name]) delete env[name];
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  child.stdin.end(options.input ?? '');
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+): Promise<CliRun> {
+  return runStk(args, { env: { STK_CONFIG: ctx.config, ...options.env }, input: options.input ?? '' });
 }
 
 test.before(async (ctx) => {

@@ -1,15 +1,12 @@
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bootstrapAccount } from '../support/accounts.ts';
+import { type CliRun, runStk } from '../support/cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
 import { type ServiceProcess, startServiceProcess } from '../support/service-process.ts';
-
-const BIN = fileURLToPath(new URL('../../bin/stk.js', import.meta.url));
 
 interface Ctx {
   db: TestDatabase;
@@ -20,29 +17,11 @@ interface Ctx {
 
 const test = suite<Ctx>('e2e: stk tables and stk columns against the running service');
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function stk(ctx: Ctx, args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    STK_CONFIG: join(ctx.dir, 'config.json'),
-    STK_BASE_URL: ctx.service.url,
-    STK_API_KEY: ctx.key,
-  };
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
+/** Runs `stk` as this suite's user: its config file, the service's URL and its key. */
+function stk(ctx: Ctx, args: string[]): Promise<CliRun> {
+  return runStk(args, {
+    env: { STK_CONFIG: join(ctx.dir, 'config.json'), STK_BASE_URL: ctx.service.url, STK_API_KEY: ctx.key },
   });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
 /** Runs a command that must succeed with --json and returns the parsed answer. */

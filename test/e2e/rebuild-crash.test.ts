@@ -9,7 +9,7 @@ import { checkpoints } from '../../src/projection/checkpoints.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import { rebuildRecords } from '../../src/projection/rebuild-records.ts';
 import { streams } from '../../src/streams.ts';
-import { runAdmin, spawnAdmin } from '../support/admin-cli.ts';
+import { runAdmin, spawnAdmin } from '../support/cli.ts';
 import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
 import { freshBuildRows, tableRows, until } from '../support/rebuild-fixtures.ts';
 

@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connectEventStoreDb } from '../../src/event-store/eventstoredb.ts';
 import { type BootstrappedAccount, bearer, bootstrapAccount, call } from '../support/accounts.ts';
-import { runAdmin } from '../support/admin-cli.ts';
+import { runAdmin } from '../support/cli.ts';
 import { sampleArticles } from '../support/content-samples.ts';
 import { type EsdbDouble, startEsdbDouble } from '../support/esdb-double/index.ts';
 import { type FakeContentApi, startFakeContentApi } from '../support/fake-content-api.ts';

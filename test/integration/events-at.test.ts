@@ -4,8 +4,8 @@ import '../../src/history/replayers.ts';
 import { NoReplayerError, stateAt } from '../../src/history/state-at.ts';
 import { streams } from '../../src/streams.ts';
 import { bearer, bootstrapAccount, call } from '../support/accounts.ts';
-import { runAdmin } from '../support/admin-cli.ts';
 import type { TestApp } from '../support/app.ts';
+import { runAdmin } from '../support/cli.ts';
 import { createColumn, createTable, startTablesApp } from '../support/tables.ts';
 
 interface Ctx {
