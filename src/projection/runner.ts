@@ -1,19 +1,12 @@
 import pg from 'pg';
-import {
-  BehaviorSubject,
-  bufferTime,
-  concatMap,
-  filter,
-  firstValueFrom,
-  type Subscription,
-  tap,
-  timeout,
-} from 'rxjs';
-import type { Pool, PoolClient } from '../db/pool.ts';
+import { bufferTime, concatMap, filter, firstValueFrom, type Subscription, tap, timeout } from 'rxjs';
+import type { Pool } from '../db/pool.ts';
 import { inTransaction } from '../db/pool.ts';
-import type { EventStore, Position, RecordedEvent } from '../event-store/port.ts';
-import { comparePositions, START } from '../event-store/port.ts';
+import type { EventStore, Position } from '../event-store/port.ts';
+import { comparePositions } from '../event-store/port.ts';
+import { BatchCommitter } from './batch-committer.ts';
 import { type CheckpointRow, checkpoints } from './checkpoints.ts';
+import { lockKeys } from './locks.ts';
 import type { Projection, ProjectionState } from './types.ts';
 
 export interface RunnerOptions {
@@ -28,12 +21,6 @@ export interface RunnerOptions {
   onError?: (error: unknown, context: string) => void;
 }
 
-/** Thrown inside a batch when another runner moved the checkpoint first: nothing of ours is committed. */
-class CheckpointMoved extends Error {}
-
-/** How often a projection that handles none of the recent events still records its progress. */
-const IDLE_CHECKPOINT_MS = 1000;
-
 /** Live tail events buffered beyond this drop the runner back to paging (the log outran the tables). */
 const MAX_LIVE_BACKLOG = 10_000;
 
@@ -44,17 +31,13 @@ const MAX_LIVE_BACKLOG = 10_000;
  * wait on standby.
  */
 export class ProjectionRunner {
-  private readonly position$ = new BehaviorSubject<Position>(START);
-  private committed: Position = START;
-  private committedAt = 0;
-  private idleFlush?: NodeJS.Timeout;
+  private readonly batches: BatchCommitter;
   private state: ProjectionState = 'starting';
   private lockClient?: pg.Client;
   private live?: Subscription;
   private stopped = false;
   private wakeStandby?: () => void;
   private done?: Promise<void>;
-  private inflight: Promise<unknown> = Promise.resolve();
   private readonly batchSize: number;
   private readonly batchMs: number;
   private readonly standbyRetryMs: number;
@@ -70,6 +53,13 @@ export class ProjectionRunner {
     this.batchMs = options.batchMs ?? 10;
     this.standbyRetryMs = options.standbyRetryMs ?? 1000;
     this.repairPollMs = options.repairPollMs ?? 1000;
+    this.batches = new BatchCommitter(projection, pool, {
+      isFailed: () => this.isFailed(),
+      markFailed: () => {
+        this.state = 'failed';
+      },
+      onError: (error, context) => this.options.onError?.(error, context),
+    });
   }
 
   get currentState(): ProjectionState {
@@ -77,7 +67,7 @@ export class ProjectionRunner {
   }
 
   get position(): Position {
-    return this.position$.value;
+    return this.batches.position;
   }
 
   private isFailed(): boolean {
@@ -88,7 +78,7 @@ export class ProjectionRunner {
   async start(): Promise<void> {
     await this.ensureTables();
     const row = await checkpoints.ensure(this.pool, this.projection.name, this.projection.version);
-    this.markCommitted(row.position);
+    this.batches.markCommitted(row.position);
     // A failed projection still takes its lock: it waits there for an operator's retry or skip.
     if (row.state === 'failed') this.state = 'failed';
     const acquired = await this.tryLock();
@@ -100,9 +90,8 @@ export class ProjectionRunner {
     this.live?.unsubscribe();
     this.wakeStandby?.();
     await this.done;
-    await this.inflight;
-    clearTimeout(this.idleFlush);
-    if (this.lockClient) await this.recordIdleProgress().catch(() => {});
+    await this.batches.settle();
+    if (this.lockClient) await this.batches.recordIdleProgress().catch(() => {});
     await this.lockClient?.end().catch(() => {});
     this.lockClient = undefined;
     if (this.state !== 'failed') this.state = 'stopped';
@@ -110,10 +99,10 @@ export class ProjectionRunner {
 
   /** Resolves once this projection has applied everything up to `position` (read-your-writes). */
   async waitFor(position: Position, timeoutMs = 5000): Promise<void> {
-    if (comparePositions(this.position$.value, position) >= 0) return;
+    if (comparePositions(this.position, position) >= 0) return;
     if (this.lockClient) {
       await firstValueFrom(
-        this.position$.pipe(
+        this.batches.positions.pipe(
           filter((p) => comparePositions(p, position) >= 0),
           timeout({ first: timeoutMs }),
         ),
@@ -133,9 +122,7 @@ export class ProjectionRunner {
   private async ensureTables(): Promise<void> {
     await inTransaction(this.pool, async (tx) => {
       // Two processes starting at once must not both create the same table.
-      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [
-        `projection-ddl:${this.projection.name}`,
-      ]);
+      await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [lockKeys.ddl(this.projection.name)]);
       for (const [logical, ddl] of Object.entries(this.projection.tables)) {
         const { rows } = await tx.query('SELECT to_regclass($1) AS t', [logical]);
         if (rows[0].t === null) for (const statement of ddl(logical)) await tx.query(statement);
@@ -148,7 +135,7 @@ export class ProjectionRunner {
     client.on('error', () => {});
     await client.connect();
     const { rows } = await client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
-      `projection:${this.projection.name}`,
+      lockKeys.runner(this.projection.name),
     ]);
     if (rows[0].ok) {
       this.lockClient = client;
@@ -180,7 +167,7 @@ export class ProjectionRunner {
         continue;
       }
       const row = await checkpoints.get(this.pool, this.projection.name);
-      if (row) this.markCommitted(row.position);
+      if (row) this.batches.markCommitted(row.position);
       if (row && (await this.holdWhileBlocked(row))) continue;
       this.state = 'catching_up';
       await this.catchUp();
@@ -223,9 +210,9 @@ export class ProjectionRunner {
   /** Pages through the log until a page comes back short: history is applied, go live. */
   private async catchUp(): Promise<void> {
     while (!this.stopped) {
-      const page = await this.store.readAll({ from: this.position$.value, limit: this.batchSize });
+      const page = await this.store.readAll({ from: this.position, limit: this.batchSize });
       if (page.length === 0) return;
-      if (!(await this.applyBatch(page))) return;
+      if (!(await this.batches.applyBatch(page))) return;
       if (page.length < this.batchSize) return;
     }
   }
@@ -240,7 +227,7 @@ export class ProjectionRunner {
         resolve();
       };
       this.live = this.store
-        .subscribeAll(this.position$.value)
+        .subscribeAll(this.position)
         .pipe(
           bufferTime(this.batchMs, null, this.batchSize),
           filter((batch) => batch.length > 0),
@@ -249,7 +236,7 @@ export class ProjectionRunner {
             backlog += batch.length;
           }),
           concatMap(async (batch) => {
-            if (backlog > MAX_LIVE_BACKLOG || !(await this.applyBatch(batch))) finish();
+            if (backlog > MAX_LIVE_BACKLOG || !(await this.batches.applyBatch(batch))) finish();
             backlog -= batch.length;
           }),
         )
@@ -261,88 +248,5 @@ export class ProjectionRunner {
         });
       this.live.add(() => resolve());
     });
-  }
-
-  /** Applies one batch with its checkpoint; false when the runner must stop or re-read its checkpoint. */
-  private async applyBatch(batch: readonly RecordedEvent[]): Promise<boolean> {
-    const from = this.position$.value;
-    const fresh = batch.filter((e) => comparePositions(e.position, from) > 0);
-    if (fresh.length === 0) return true;
-    try {
-      const committing = this.commit(fresh);
-      // stop() waits for the batch under way, but its failure is handled here, not re-thrown there.
-      this.inflight = committing.catch(() => {});
-      await committing;
-      return true;
-    } catch (error) {
-      if (error instanceof CheckpointMoved) return false;
-      return this.isolatePoison(fresh, error);
-    }
-  }
-
-  private async commit(events: readonly RecordedEvent[]): Promise<void> {
-    const handled = events.filter((e) => this.projection.handles.includes(e.type));
-    const last = events[events.length - 1]!.position;
-    // A batch of nothing this projection handles changes no row: move on in memory and write the
-    // checkpoint at most once a second, instead of one transaction per batch for every projection.
-    // After a crash those events are read again and skipped again.
-    if (handled.length === 0 && Date.now() - this.committedAt < IDLE_CHECKPOINT_MS) {
-      this.position$.next(last);
-      this.idleFlush ??= setTimeout(() => {
-        this.idleFlush = undefined;
-        this.inflight = this.inflight.then(() => this.recordIdleProgress()).catch(() => {});
-      }, IDLE_CHECKPOINT_MS);
-      return;
-    }
-    await inTransaction(this.pool, async (tx) => {
-      await this.guardCheckpoint(tx, this.committed);
-      if (handled.length > 0) await this.projection.apply(handled, { tx, table: (t) => t });
-      await checkpoints.advance(tx, this.projection.name, last, handled.length);
-    });
-    this.markCommitted(last);
-  }
-
-  /** Stores a position reached by skipping events, so that status and other processes see it too. */
-  private async recordIdleProgress(): Promise<void> {
-    const position = this.position$.value;
-    if (comparePositions(position, this.committed) <= 0 || this.isFailed()) return;
-    await inTransaction(this.pool, async (tx) => {
-      await this.guardCheckpoint(tx, this.committed);
-      await checkpoints.advance(tx, this.projection.name, position, 0);
-    });
-    this.markCommitted(position);
-  }
-
-  /** The checkpoint as stored: the guard compares against it, not against the in-memory position. */
-  private markCommitted(position: Position): void {
-    this.committed = position;
-    this.committedAt = Date.now();
-    this.position$.next(position);
-  }
-
-  /** Never apply on top of a checkpoint someone else moved (a rebuild's swap, a second runner). */
-  private async guardCheckpoint(tx: PoolClient, expected: Position): Promise<void> {
-    const row = await checkpoints.get(tx, this.projection.name, true);
-    if (!row || comparePositions(row.position, expected) !== 0) throw new CheckpointMoved();
-  }
-
-  /** Re-applies the failed batch one event at a time to find the event that throws, and stops there. */
-  private async isolatePoison(events: readonly RecordedEvent[], batchError: unknown): Promise<boolean> {
-    for (const event of events) {
-      try {
-        await this.commit([event]);
-      } catch (error) {
-        if (error instanceof CheckpointMoved) return false;
-        const message = error instanceof Error ? error.message : String(error ?? batchError);
-        // Recorded before it shows as failed here, so whoever sees the state also finds the event.
-        await checkpoints
-          .setState(this.pool, this.projection.name, 'failed', { message, eventId: event.id })
-          .catch((e) => this.options.onError?.(e, `${this.projection.name}: recording the failure`));
-        this.state = 'failed';
-        this.options.onError?.(error, `${this.projection.name}: poison event ${event.id}`);
-        return false;
-      }
-    }
-    return true;
   }
 }

@@ -1,48 +1,21 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import '../../src/domain/columns/events.ts';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { projectionAudit } from '../../src/projection/audit.ts';
 import { checkpoints } from '../../src/projection/checkpoints.ts';
 import { streams } from '../../src/streams.ts';
 import { runAdmin, spawnAdmin } from '../support/cli.ts';
-import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
-import { until } from '../support/rebuild-fixtures.ts';
+import { columnCreated } from '../support/column-events.ts';
+import { eventually } from '../support/eventually.ts';
+import { closeStore, openStore, type StoreContext } from '../support/store.ts';
 
-interface Ctx {
-  db: TestDatabase;
-  store: PostgresEventStore;
-}
+const test = suite<StoreContext>('e2e: stk admin projections status, retry, skip');
 
-const test = suite<Ctx>('e2e: stk admin projections status, retry, skip');
+const created = (columnId: string) =>
+  columnCreated('tbl_cli', columnId, { key: columnId, label: columnId, position: 1 });
 
-const created = (columnId: string) => ({
-  type: 'ColumnCreated',
-  data: {
-    tableId: 'tbl_cli',
-    columnId,
-    key: columnId,
-    label: columnId,
-    kind: 'input',
-    dataType: 'text',
-    origin: 'api',
-    status: 'idle',
-    autoRun: 'never',
-    config: {},
-    position: 1,
-    isImportant: false,
-  },
-});
-
-test.before(async (ctx) => {
-  ctx.db = await freshDatabase();
-  ctx.store = new PostgresEventStore(ctx.db.pool);
-});
-
-test.after(async (ctx) => {
-  await ctx.store.close();
-  await ctx.db.drop();
-});
+test.before(openStore);
+test.after(closeStore);
 
 test('status, then skip and retry of a projection stopped at an event, all audited', async ({
   db,
@@ -132,14 +105,14 @@ test('events tail follows the log live, filtered by type and stream prefix, unti
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // It starts at the head of the log: probe until it shows one, then go on with the real events.
   const probe = streams.column('tbl_tail', 'probe');
-  await until(
+  await eventually(
+    'tail to start following',
     async () => {
       await store.append(probe, [
         { ...created('probe'), data: { ...created('probe').data, tableId: 'tbl_tail' } },
       ]);
       return lines.length > 0;
     },
-    'tail to start following',
     60_000,
   );
   await store.append(streams.column('tbl_other', 'x1'), [created('x1')]);
@@ -150,7 +123,7 @@ test('events tail follows the log live, filtered by type and stream prefix, unti
     { ...created('c9'), data: { ...created('c9').data, tableId: 'tbl_tail' } },
   ]);
   const shown = () => lines.map((l) => JSON.parse(l)).filter((e) => e.stream !== probe);
-  await until(async () => shown().length > 0, 'the matching event');
+  await eventually('the matching event', async () => shown().length > 0);
   child.kill('SIGINT');
   assert.is(await exited, 0);
   assert.equal(

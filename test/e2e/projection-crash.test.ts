@@ -3,14 +3,15 @@ import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { comparePositions } from '../../src/event-store/port.ts';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
-import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
+import type { PostgresEventStore } from '../../src/event-store/postgres.ts';
+import { eventually } from '../support/eventually.ts';
+import type { TestDatabase } from '../support/postgres.ts';
+import { closeStore, openStore, type StoreContext } from '../support/store.ts';
 import {
   appendMany,
   buildFromScratch,
   checkpointOf,
   countsFromLog,
-  eventually,
   handledCount,
   readModel,
 } from '../support/test-projections.ts';
@@ -68,19 +69,17 @@ async function assertExactlyOnce(db: TestDatabase, store: PostgresEventStore, na
   assert.equal(model, await buildFromScratch(store, db.pool, `${name}_scratch`));
 }
 
-const test = suite<{ db: TestDatabase; store: PostgresEventStore; workers: Worker[] }>('projection crash');
+const test = suite<StoreContext & { workers: Worker[] }>('projection crash');
 
 test.before.each(async (ctx) => {
-  ctx.db = await freshDatabase();
-  ctx.store = new PostgresEventStore(ctx.db.pool);
+  await openStore(ctx);
   ctx.workers = [];
 });
 test.after.each(async (ctx) => {
   for (const w of ctx.workers)
     if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
   await Promise.all(ctx.workers.map((w) => w.exited));
-  await ctx.store.close();
-  await ctx.db.drop();
+  await closeStore(ctx);
 });
 
 test('SIGKILL mid-stream, restart: the read model equals a rebuild, nothing applied twice', async (ctx) => {

@@ -3,19 +3,18 @@ import * as assert from 'uvu/assert';
 import { columnsProjection } from '../../projections/columns.ts';
 import '../../src/domain/columns/events.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { projectionAudit } from '../../src/projection/audit.ts';
 import { checkpoints } from '../../src/projection/checkpoints.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import { rebuildRecords } from '../../src/projection/rebuild-records.ts';
 import { streams } from '../../src/streams.ts';
 import { runAdmin, spawnAdmin } from '../support/cli.ts';
-import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
-import { freshBuildRows, tableRows, until } from '../support/rebuild-fixtures.ts';
+import { columnCreated } from '../support/column-events.ts';
+import { eventually } from '../support/eventually.ts';
+import { freshBuildRows, tableRows } from '../support/rebuild-fixtures.ts';
+import { closeStore, openStore, type StoreContext } from '../support/store.ts';
 
-interface Ctx {
-  db: TestDatabase;
-  store: PostgresEventStore;
+interface Ctx extends StoreContext {
   projections: Projections;
 }
 
@@ -29,23 +28,7 @@ const PATCHES = 20_000;
 async function seed(store: EventStore): Promise<void> {
   for (let c = 0; c < COLUMNS; c++)
     await store.append(streams.column(TABLE, `col_${c}`), [
-      {
-        type: 'ColumnCreated',
-        data: {
-          tableId: TABLE,
-          columnId: `col_${c}`,
-          key: `k${c}`,
-          label: `Column ${c}`,
-          kind: 'input',
-          dataType: 'text',
-          origin: 'api',
-          status: 'idle',
-          autoRun: 'never',
-          config: {},
-          position: c,
-          isImportant: false,
-        },
-      },
+      columnCreated(TABLE, `col_${c}`, { key: `k${c}`, label: `Column ${c}`, position: c }),
     ]);
   for (let i = 0; i < PATCHES; i += 100) {
     const columnId = `col_${(i / 100) % COLUMNS}`;
@@ -64,28 +47,23 @@ async function seed(store: EventStore): Promise<void> {
 }
 
 test.before(async (ctx) => {
-  ctx.db = await freshDatabase();
-  ctx.store = new PostgresEventStore(ctx.db.pool);
+  await openStore(ctx);
   await seed(ctx.store);
   // A live runner in this process keeps the old tables current while the CLI rebuilds in another.
   ctx.projections = new Projections(ctx.store, ctx.db.pool, [columnsProjection]);
   await ctx.projections.start();
 });
 
-test.after(async (ctx) => {
-  await ctx.projections.stop();
-  await ctx.store.close();
-  await ctx.db.drop();
-});
+test.after(closeStore);
 
 test('the rebuild resumes from its own checkpoint after SIGKILL and swaps in a fresh build', async (ctx) => {
   const child = spawnAdmin(ctx.db.url, ['projections', 'rebuild', 'columns', '--batch-size', '50']);
   const exited = new Promise<NodeJS.Signals | null>((resolve) =>
     child.once('exit', (_code, signal) => resolve(signal)),
   );
-  await until(
-    async () => ((await checkpoints.get(ctx.db.pool, 'columns@rebuild'))?.eventsApplied ?? 0) >= 2000,
+  await eventually(
     'the rebuild to get going',
+    async () => ((await checkpoints.get(ctx.db.pool, 'columns@rebuild'))?.eventsApplied ?? 0) >= 2000,
     60_000,
   );
   child.kill('SIGKILL');
@@ -115,9 +93,9 @@ test('the rebuild resumes from its own checkpoint after SIGKILL and swaps in a f
   assert.match(resumed.stderr, /columns: [\d,]+\/[\d,]+ events \(\d+%\), [\d,]+ events\/s/);
 
   const head = await ctx.store.head();
-  await until(
-    async () => (await checkpoints.get(ctx.db.pool, 'columns'))?.position.prepare === head.prepare,
+  await eventually(
     'the live runner to follow the swapped tables',
+    async () => (await checkpoints.get(ctx.db.pool, 'columns'))?.position.prepare === head.prepare,
   );
   assert.equal(
     await tableRows(ctx.db.pool, columnsProjection),

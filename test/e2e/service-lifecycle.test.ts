@@ -13,9 +13,10 @@ import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { startService } from '../../src/service.ts';
+import { eventually } from '../support/eventually.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import { startServiceProcess } from '../support/service-process.ts';
-import { COUNTED, eventually } from '../support/test-projections.ts';
+import { COUNTED } from '../support/test-projections.ts';
 
 const test = suite('service lifecycle');
 

@@ -1,14 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { authStateFor, createAuthenticator } from '../../src/auth/authenticator.ts';
-import { loadConfig } from '../../src/config.ts';
+import { authStateFor } from '../../src/auth/authenticator.ts';
 import { createPool, type Pool } from '../../src/db/pool.ts';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
-import { buildApp, type ZodApp } from '../../src/http/app.ts';
-import { createLogger } from '../../src/logger.ts';
-import { Projections } from '../../src/projection/projections.ts';
-import { accounts, bearer, bootstrapAccount, call, issueKey } from '../support/accounts.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import type { ZodApp } from '../../src/http/app.ts';
+import { accounts, bearer, bootstrapAccount, call, issueKey, type Target } from '../support/accounts.ts';
+import { serveApp, startTestApp, type TestApp } from '../support/app.ts';
+import { eventually } from '../support/eventually.ts';
 
 /**
  * Two API processes over one database (here: two apps with their own pools, caches and runners).
@@ -21,41 +18,32 @@ interface Ctx {
 }
 const test = suite<Ctx>('auth: cached keys and revocation across processes');
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  if (!condition()) throw new Error(`gave up waiting for ${what}`);
-}
+/** GET /api/me with `apiKey` on one of the two apps: its status. */
+const meStatus = async (on: Target, apiKey: string) =>
+  (await call(on, 'GET', '/api/me', { headers: bearer(apiKey) })).status;
+
+/** DELETE /api/keys/:id with `rootKey`: its status. */
+const revokeStatus = async (on: Target, rootKey: string, keyId: string) =>
+  (await call(on, 'DELETE', `/api/keys/${keyId}`, { headers: bearer(rootKey) })).status;
 
 test.before(async (ctx) => {
   ctx.a = await startTestApp(accounts);
+  // The second process: its own pool, so its own auth state, cache and notice listener.
   const pool = createPool(ctx.a.db.url);
-  const store = new PostgresEventStore(pool);
-  const projections = new Projections(store, pool, accounts.projections);
-  await projections.start();
-  const app = await buildApp(
-    {
-      config: loadConfig({ DATABASE_URL: ctx.a.db.url, LOG_LEVEL: 'silent', TRUST_PROXY: 'true' }),
-      store,
-      pool,
-      projections,
-      logger: createLogger('silent'),
-      clock: () => new Date(),
-      authenticate: createAuthenticator(pool),
-    },
-    accounts.routes,
-  );
+  const served = await serveApp({ url: ctx.a.db.url, pool }, accounts);
   ctx.b = {
-    app,
+    app: served.app,
     pool,
     close: async () => {
-      await app.close();
-      await projections.stop();
-      await store.close();
+      await served.close();
       await pool.end();
     },
   };
   ctx.rootKey = (await bootstrapAccount(ctx.a.app)).apiKey;
-  await until(() => authStateFor(ctx.a.db.pool).cache.active && authStateFor(pool).cache.active, 'listeners');
+  await eventually(
+    'listeners',
+    () => authStateFor(ctx.a.db.pool).cache.active && authStateFor(pool).cache.active,
+  );
 });
 test.after(async (ctx) => {
   await ctx.b.close();
@@ -67,11 +55,11 @@ test('a key used once is served from the cache; a wrong secret for it is still r
   rootKey,
 }) => {
   const key = await issueKey(a.app, rootKey, ['keys:read']);
-  assert.is((await call(a.app, 'GET', '/api/me', { headers: bearer(key.apiKey) })).status, 200);
+  assert.is(await meStatus(a, key.apiKey), 200);
   assert.ok(authStateFor(a.db.pool).cache.get(key.keyId), 'cached');
   const wrong = `${key.apiKey.split('.')[0]}.${'A'.repeat(43)}`;
-  assert.is((await call(a.app, 'GET', '/api/me', { headers: bearer(wrong) })).status, 401);
-  assert.is((await call(a.app, 'GET', '/api/me', { headers: bearer(key.apiKey) })).status, 200);
+  assert.is(await meStatus(a, wrong), 401);
+  assert.is(await meStatus(a, key.apiKey), 200);
 });
 
 test('revoked in this process: refused on the very next request although it was cached', async ({
@@ -79,26 +67,20 @@ test('revoked in this process: refused on the very next request although it was 
   rootKey,
 }) => {
   const key = await issueKey(a.app, rootKey, ['keys:read']);
-  await call(a.app, 'GET', '/api/me', { headers: bearer(key.apiKey) });
+  await meStatus(a, key.apiKey);
   assert.ok(authStateFor(a.db.pool).cache.get(key.keyId), 'cached');
-  assert.is(
-    (await call(a.app, 'DELETE', `/api/keys/${key.keyId}`, { headers: bearer(rootKey) })).status,
-    204,
-  );
-  assert.is((await call(a.app, 'GET', '/api/me', { headers: bearer(key.apiKey) })).status, 401);
+  assert.is(await revokeStatus(a, rootKey, key.keyId), 204);
+  assert.is(await meStatus(a, key.apiKey), 401);
 });
 
 test('revoked through another process: the notice drops it from this cache', async ({ a, b, rootKey }) => {
   const key = await issueKey(a.app, rootKey, ['keys:read']);
-  assert.is((await call(b.app, 'GET', '/api/me', { headers: bearer(key.apiKey) })).status, 200);
+  assert.is(await meStatus(b, key.apiKey), 200);
   assert.ok(authStateFor(b.pool).cache.get(key.keyId), 'cached in b');
   const heard = authStateFor(b.pool).cache.invalidated(key.keyId);
-  assert.is(
-    (await call(a.app, 'DELETE', `/api/keys/${key.keyId}`, { headers: bearer(rootKey) })).status,
-    204,
-  );
+  assert.is(await revokeStatus(a, rootKey, key.keyId), 204);
   await heard;
-  assert.is((await call(b.app, 'GET', '/api/me', { headers: bearer(key.apiKey) })).status, 401);
+  assert.is(await meStatus(b, key.apiKey), 401);
 });
 
 test('while the notice connection is down the cache is off; it comes back by itself', async ({
@@ -107,7 +89,7 @@ test('while the notice connection is down the cache is off; it comes back by its
   rootKey,
 }) => {
   const key = await issueKey(a.app, rootKey, ['keys:read']);
-  await call(b.app, 'GET', '/api/me', { headers: bearer(key.apiKey) });
+  await meStatus(b, key.apiKey);
   const cache = authStateFor(b.pool).cache;
   assert.ok(cache.get(key.keyId));
   // Cut every LISTEN connection of this database, as a network failure would.
@@ -116,10 +98,10 @@ test('while the notice connection is down the cache is off; it comes back by its
      WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`,
   );
   // Switching off (and on again) forgets every entry: nothing cached before the gap is trusted after it.
-  await until(() => cache.get(key.keyId) === undefined, 'the cache to forget');
-  assert.is((await call(b.app, 'GET', '/api/me', { headers: bearer(key.apiKey) })).status, 200);
-  await until(() => cache.active, 'the listener to reconnect');
-  await call(b.app, 'GET', '/api/me', { headers: bearer(key.apiKey) });
+  await eventually('the cache to forget', () => cache.get(key.keyId) === undefined);
+  assert.is(await meStatus(b, key.apiKey), 200);
+  await eventually('the listener to reconnect', () => cache.active);
+  await meStatus(b, key.apiKey);
   assert.ok(cache.get(key.keyId));
 });
 

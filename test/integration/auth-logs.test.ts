@@ -1,13 +1,6 @@
-import type { AddressInfo } from 'node:net';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { hashSecret, parseKey } from '../../src/auth/keys.ts';
-import { loadConfig } from '../../src/config.ts';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
-import { buildApp } from '../../src/http/app.ts';
-import { createLogger } from '../../src/logger.ts';
-import { Projections } from '../../src/projection/projections.ts';
 import {
   accounts,
   bearer,
@@ -16,33 +9,18 @@ import {
   issueKey,
   someClientAddress,
 } from '../support/accounts.ts';
-import { freshDatabase } from '../support/postgres.ts';
+import { startTestApp } from '../support/app.ts';
 
 const test = suite('auth: no key, secret, password or hash is ever logged');
 
 test('a session of bootstraps, keys, good and bad requests leaves no credential in the log', async () => {
   const lines: string[] = [];
-  const logger = createLogger('trace', { write: (line: string) => void lines.push(line) });
-  const db = await freshDatabase();
-  const store = new PostgresEventStore(db.pool);
-  const projections = new Projections(store, db.pool, accounts.projections, {
-    onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
+  const t = await startTestApp({
+    ...accounts,
+    env: { LOG_LEVEL: 'trace' },
+    logTo: { write: (line: string) => void lines.push(line) },
   });
-  await projections.start();
-  const app = await buildApp(
-    {
-      config: loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'trace', TRUST_PROXY: 'true' }),
-      store,
-      pool: db.pool,
-      projections,
-      logger,
-      clock: () => new Date(),
-      authenticate: createAuthenticator(db.pool),
-    },
-    accounts.routes,
-  );
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const { url, db } = t;
   try {
     const secrets: string[] = [];
     const account = await bootstrapAccount(url);
@@ -93,10 +71,7 @@ test('a session of bootstraps, keys, good and bad requests leaves no credential 
     assert.not.match(log, /stk_[0-9a-f]{20}\.[A-Za-z0-9_-]/);
     assert.not.match(log, /scrypt\$/);
   } finally {
-    await app.close();
-    await projections.stop();
-    await store.close();
-    await db.drop();
+    await t.close();
   }
 });
 

@@ -1,6 +1,7 @@
 import * as assert from 'uvu/assert';
 import { newColumnId, newTableId } from '../../src/domain/tables/ids.ts';
 import { bearer, call, issueKey } from '../support/accounts.ts';
+import { COLUMN_DEFAULTS } from '../support/column-events.ts';
 import { columnsPath, createColumn, createTable, leaf, tablesSuite } from '../support/tables.ts';
 
 const test = tablesSuite('columns API: create, list, get, PATCH, errors');
@@ -24,12 +25,8 @@ test('create: defaults, key derived from the label, status idle, position after 
       label: 'Company Name',
       kind: 'input',
       dataType: 'text',
-      origin: 'api',
-      status: 'idle',
-      autoRun: 'never',
-      config: {},
+      ...COLUMN_DEFAULTS,
       position: 1,
-      isImportant: false,
     },
   );
   assert.ok(res.headers.etag);

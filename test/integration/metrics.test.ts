@@ -7,12 +7,12 @@ import type { RouteModule } from '../../src/http/app.ts';
 import { eventsAppended, syncMetrics } from '../../src/metrics-registry.ts';
 import { checkpoints } from '../../src/projection/checkpoints.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   NOTE_WRITTEN,
   noteStream,
   notesProjection,
   poisonSwitch,
-  until,
   writeNotes,
 } from '../support/rebuild-fixtures.ts';
 
@@ -95,9 +95,9 @@ test('projection lag and state: a poisoned projection shows failed and its lag',
     { type: NOTE_WRITTEN, data: { noteId: 'm-bad', author: 'x', text: 'boom', poison: true } },
   ]);
   await writeNotes(t.deps.store, 3, { seed: 'm-after-' });
-  await until(
-    async () => (await checkpoints.get(t.db.pool, 'ops_notes'))?.state === 'failed',
+  await eventually(
     'the projection to stop at the poison event',
+    async () => (await checkpoints.get(t.db.pool, 'ops_notes'))?.state === 'failed',
   );
   const body = (await scrape(t, `Bearer ${TOKEN}`)).body;
   assert.is(sample(body, 'stk_projection_state', { projection: 'ops_notes', state: 'failed' }), 1);

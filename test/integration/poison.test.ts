@@ -1,25 +1,22 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { projectionAudit } from '../../src/projection/audit.ts';
 import { checkpoints } from '../../src/projection/checkpoints.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import { ProjectionAdminError, retryProjection, skipEvent } from '../../src/projection/repair-admin.ts';
 import { projectionReports } from '../../src/projection/status-admin.ts';
-import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
+import { eventually } from '../support/eventually.ts';
 import {
   NOTE_WRITTEN,
   noteStream,
   notesProjection,
   poisonSwitch,
   snapshotNotes,
-  until,
   writeNotes,
 } from '../support/rebuild-fixtures.ts';
+import { closeStore, openStore, type StoreContext } from '../support/store.ts';
 
-interface Ctx {
-  db: TestDatabase;
-  store: PostgresEventStore;
+interface Ctx extends StoreContext {
   projections: Projections;
 }
 
@@ -28,8 +25,7 @@ const projection = notesProjection();
 
 test.before.each(async (ctx) => {
   poisonSwitch.armed = true;
-  ctx.db = await freshDatabase();
-  ctx.store = new PostgresEventStore(ctx.db.pool);
+  await openStore(ctx);
   ctx.projections = new Projections(ctx.store, ctx.db.pool, [projection], {
     repairPollMs: 20,
     batchSize: 25,
@@ -39,9 +35,7 @@ test.before.each(async (ctx) => {
 
 test.after.each(async (ctx) => {
   poisonSwitch.armed = true;
-  await ctx.projections.stop();
-  await ctx.store.close();
-  await ctx.db.drop();
+  await closeStore(ctx);
 });
 
 /** 30 good notes, one poison note, 10 good notes after it; resolves once the projection stopped. */
@@ -52,9 +46,9 @@ async function injectPoison(ctx: Ctx): Promise<string> {
   ]);
   await writeNotes(ctx.store, 10, { seed: 'after-' });
   const [poison] = await ctx.store.readStream(noteStream('bad'));
-  await until(
-    async () => (await checkpoints.get(ctx.db.pool, 'ops_notes'))?.state === 'failed',
+  await eventually(
     'the projection to stop at the poison event',
+    async () => (await checkpoints.get(ctx.db.pool, 'ops_notes'))?.state === 'failed',
   );
   const row = await checkpoints.get(ctx.db.pool, 'ops_notes');
   assert.is(row?.failedEventId, poison!.id);
@@ -80,7 +74,7 @@ test('retry after the cause is fixed applies the event and goes on; audited', as
   poisonSwitch.armed = false;
   const retried = await retryProjection(ctx.db.pool, 'ops_notes', 'alice');
   assert.is(retried.eventId, eventId);
-  await until(() => caughtUp(ctx), 'the runner to resume after the retry');
+  await eventually('the runner to resume after the retry', () => caughtUp(ctx));
   const notes = (await snapshotNotes(ctx.db.pool)).notes.map((n) => n.id);
   assert.ok(notes.includes('bad'));
   assert.ok(notes.includes('after-9'));
@@ -98,11 +92,11 @@ test('retry after the cause is fixed applies the event and goes on; audited', as
 test('retry while the cause remains stops at the same event again', async (ctx) => {
   const eventId = await injectPoison(ctx);
   await retryProjection(ctx.db.pool, 'ops_notes', 'alice');
-  await until(
+  await eventually(
+    'the projection to fail again',
     async () =>
       (await projectionAudit.recent(ctx.db.pool, 'ops_notes', 1)).length === 1 &&
       (await checkpoints.get(ctx.db.pool, 'ops_notes'))?.state === 'failed',
-    'the projection to fail again',
   );
   assert.is((await checkpoints.get(ctx.db.pool, 'ops_notes'))?.failedEventId, eventId);
 });
@@ -111,7 +105,7 @@ test('skip passes the poison event without applying it and goes on; audited', as
   const eventId = await injectPoison(ctx);
   const { event } = await skipEvent(ctx.store, ctx.db.pool, projection, eventId, 'bob');
   assert.is(event.id, eventId);
-  await until(() => caughtUp(ctx), 'the runner to resume after the skip');
+  await eventually('the runner to resume after the skip', () => caughtUp(ctx));
   const notes = (await snapshotNotes(ctx.db.pool)).notes.map((n) => n.id);
   assert.not.ok(notes.includes('bad'));
   assert.ok(notes.includes('after-9'));
@@ -124,7 +118,7 @@ test('skip passes the poison event without applying it and goes on; audited', as
 
 test('skip refuses any event but the one the projection stopped at; retry refuses a healthy one', async (ctx) => {
   await writeNotes(ctx.store, 3);
-  await until(() => caughtUp(ctx), 'catch-up');
+  await eventually('catch-up', () => caughtUp(ctx));
   try {
     await retryProjection(ctx.db.pool, 'ops_notes', 'alice');
     assert.unreachable('retry of a running projection');
@@ -151,7 +145,7 @@ test('a projection failed at start-up waits for the operator too', async (ctx) =
   await ctx.projections.start();
   assert.is(ctx.projections.runner('ops_notes').currentState, 'failed');
   await skipEvent(ctx.store, ctx.db.pool, projection, eventId, 'bob');
-  await until(() => caughtUp(ctx), 'the restarted runner to resume after the skip');
+  await eventually('the restarted runner to resume after the skip', () => caughtUp(ctx));
 });
 
 test.run();

@@ -1,33 +1,28 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { comparePositions } from '../../src/event-store/port.ts';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { checkpoints } from '../../src/projection/checkpoints.ts';
 import { ProjectionRunner } from '../../src/projection/runner.ts';
-import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
+import { eventually } from '../support/eventually.ts';
+import type { TestDatabase } from '../support/postgres.ts';
+import { closeStore, openStore, type StoreContext } from '../support/store.ts';
 import { counterProjection, IGNORED } from '../support/test-projections.ts';
 
-const test = suite<{ db: TestDatabase; store: PostgresEventStore }>(
-  'projection runner: progress over events it does not handle',
-);
+const test = suite<StoreContext>('projection runner: progress over events it does not handle');
 
-test.before.each(async (ctx) => {
-  ctx.db = await freshDatabase();
-  ctx.store = new PostgresEventStore(ctx.db.pool);
-});
-test.after.each(async (ctx) => {
-  await ctx.store.close();
-  await ctx.db.drop();
-});
+test.before.each(openStore);
+test.after.each(closeStore);
 
 async function storedCheckpointReaches(db: TestDatabase, name: string, head: () => Promise<unknown>) {
   const target = (await head()) as { commit: bigint; prepare: bigint };
-  for (let i = 0; i < 100; i++) {
-    const row = await checkpoints.get(db.pool, name);
-    if (row && comparePositions(row.position, target) >= 0) return row;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('the stored checkpoint never reached the head');
+  return eventually(
+    'the stored checkpoint to reach the head',
+    async () => {
+      const row = await checkpoints.get(db.pool, name);
+      return row && comparePositions(row.position, target) >= 0 ? row : undefined;
+    },
+    5_000,
+  );
 }
 
 test('a quiet log after unhandled events still gets its checkpoint stored, state running', async ({

@@ -1,36 +1,24 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { comparePositions } from '../../src/event-store/port.ts';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { ProjectionRunner } from '../../src/projection/runner.ts';
-import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
+import { eventually } from '../support/eventually.ts';
+import { closeStore, openStore, type StoreContext } from '../support/store.ts';
 import {
   appendMany,
   buildFromScratch,
   checkpointOf,
   counterProjection,
   countsFromLog,
-  eventually,
   handledCount,
   readModel,
   testEvent,
 } from '../support/test-projections.ts';
 
-interface Ctx {
-  db: TestDatabase;
-  store: PostgresEventStore;
-}
+const test = suite<StoreContext>('projection runner');
 
-const test = suite<Ctx>('projection runner');
-
-test.before.each(async (ctx) => {
-  ctx.db = await freshDatabase();
-  ctx.store = new PostgresEventStore(ctx.db.pool);
-});
-test.after.each(async (ctx) => {
-  await ctx.store.close();
-  await ctx.db.drop();
-});
+test.before.each(openStore);
+test.after.each(closeStore);
 
 test('each batch commits with its checkpoint: every snapshot shows them agreeing', async ({ db, store }) => {
   await appendMany(store, 3000, { perAppend: 50 });

@@ -4,13 +4,13 @@ import * as assert from 'uvu/assert';
 import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import { startTestApp } from '../support/app.ts';
+import { eventually } from '../support/eventually.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import {
   appendMany,
   COUNTED,
   checkpointOf,
   counterProjection,
-  eventually,
   readModel,
   testEvent,
 } from '../support/test-projections.ts';

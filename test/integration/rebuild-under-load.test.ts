@@ -7,7 +7,8 @@ import { rebuildProjection } from '../../src/projection/rebuild.ts';
 import { streams } from '../../src/streams.ts';
 import { bearer, bootstrapAccount } from '../support/accounts.ts';
 import type { TestApp } from '../support/app.ts';
-import { freshBuildRows, tableRows, until } from '../support/rebuild-fixtures.ts';
+import { eventually } from '../support/eventually.ts';
+import { freshBuildRows, tableRows } from '../support/rebuild-fixtures.ts';
 import { createColumn, createTable, startTablesApp } from '../support/tables.ts';
 
 const CLIENTS = 4;
@@ -63,9 +64,9 @@ test('zero failed requests, read-your-writes kept, and a read model equal to a f
 
   // The clients' writes wait for their own PATCH to show: let the live runner take in the history first.
   const seeded = await t.deps.store.head();
-  await until(
-    async () => (await checkpoints.get(t.db.pool, 'columns'))?.position.prepare === seeded.prepare,
+  await eventually(
     'the live runner to apply the seeded history',
+    async () => (await checkpoints.get(t.db.pool, 'columns'))?.position.prepare === seeded.prepare,
     60_000,
   );
 
@@ -107,7 +108,7 @@ test('zero failed requests, read-your-writes kept, and a read model equal to a f
     }
   };
   const clients = Array.from({ length: CLIENTS }, (_, c) => client(c));
-  await until(async () => requests > 20, 'the clients to get going');
+  await eventually('the clients to get going', async () => requests > 20);
 
   rebuilding = true;
   const results = [];
@@ -117,7 +118,7 @@ test('zero failed requests, read-your-writes kept, and a read model equal to a f
     );
   rebuilding = false;
   const after = requests;
-  await until(async () => requests > after + 20, 'requests after the swap');
+  await eventually('requests after the swap', async () => requests > after + 20);
   running = false;
   await Promise.all(clients);
 
@@ -128,9 +129,9 @@ test('zero failed requests, read-your-writes kept, and a read model equal to a f
   assert.ok(duringRebuild > 0, 'no request ran during the rebuild');
   assert.equal(failures, [], `${failures.length} of ${requests} requests failed`);
   const head = await t.deps.store.head();
-  await until(
-    async () => (await checkpoints.get(t.db.pool, 'columns'))?.position.prepare === head.prepare,
+  await eventually(
     'the live runner to catch up',
+    async () => (await checkpoints.get(t.db.pool, 'columns'))?.position.prepare === head.prepare,
   );
   for (const projection of [columnsProjection, tablesProjection])
     assert.equal(

@@ -1,41 +1,22 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { comparePositions } from '../../src/event-store/port.ts';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { projectionAudit } from '../../src/projection/audit.ts';
 import { checkpoints } from '../../src/projection/checkpoints.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import { RebuildBusyError, rebuildProjection } from '../../src/projection/rebuild.ts';
 import { rebuildRecords } from '../../src/projection/rebuild-records.ts';
 import { projectionReports } from '../../src/projection/status-admin.ts';
-import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
-import {
-  freshBuild,
-  notesProjection,
-  snapshotNotes,
-  until,
-  writeNotes,
-} from '../support/rebuild-fixtures.ts';
+import { eventually } from '../support/eventually.ts';
+import { freshBuild, notesProjection, snapshotNotes, writeNotes } from '../support/rebuild-fixtures.ts';
+import { closeStore, openStore, type StoreContext } from '../support/store.ts';
 
-interface Ctx {
-  db: TestDatabase;
-  store: PostgresEventStore;
-  projections?: Projections;
-}
+type Ctx = StoreContext;
 
 const test = suite<Ctx>('projection rebuild (blue/green)');
 
-test.before.each(async (ctx) => {
-  ctx.db = await freshDatabase();
-  ctx.store = new PostgresEventStore(ctx.db.pool);
-});
-
-test.after.each(async (ctx) => {
-  await ctx.projections?.stop();
-  ctx.projections = undefined;
-  await ctx.store.close();
-  await ctx.db.drop();
-});
+test.before.each(openStore);
+test.after.each(closeStore);
 
 const caughtUp = async (ctx: Ctx, name = 'ops_notes') => {
   const head = await ctx.store.head();
@@ -71,10 +52,10 @@ test('a rebuild while the live runner follows writes swaps in tables equal to a 
       // The live runner gets ahead of the shadow: the swap must apply the difference in its transaction.
       await writeNotes(ctx.store, 15, { seed: 'race-' });
       const target = await ctx.store.head();
-      await until(
+      await eventually(
+        'the live runner to pass the shadow',
         async () =>
           comparePositions((await checkpoints.get(ctx.db.pool, 'ops_notes'))!.position, target) >= 0,
-        'the live runner to pass the shadow',
       );
     },
   });
@@ -82,7 +63,7 @@ test('a rebuild while the live runner follows writes swaps in tables equal to a 
   await writer;
   assert.is(result.outcome, 'swapped');
   assert.equal(phases, ['building', 'swapping', 'swapped']);
-  await until(() => caughtUp(ctx), 'the live runner to follow the swapped tables');
+  await eventually('the live runner to follow the swapped tables', () => caughtUp(ctx));
   assert.equal(await snapshotNotes(ctx.db.pool), await freshBuild(ctx.store, ctx.db.pool, projection));
   // The swapped tables carry the logical names, indexes included; no shadow is left behind.
   assert.equal(await tableNames(ctx), [
@@ -99,7 +80,7 @@ test('a rebuild while the live runner follows writes swaps in tables equal to a 
   assert.is(entry?.actor, 'test');
   // The live runner goes on writing to the swapped tables.
   await writeNotes(ctx.store, 30, { seed: 'after-' });
-  await until(() => caughtUp(ctx), 'the live runner after the swap');
+  await eventually('the live runner after the swap', () => caughtUp(ctx));
   assert.equal(await snapshotNotes(ctx.db.pool), await freshBuild(ctx.store, ctx.db.pool, projection));
 });
 
@@ -169,22 +150,22 @@ test('a version bump rebuilds at start-up; the old tables serve, untouched, unti
   ctx.projections = new Projections(ctx.store, ctx.db.pool, [v1], { repairPollMs: 20 });
   await ctx.projections.start();
   await writeNotes(ctx.store, 150);
-  await until(() => caughtUp(ctx), 'v1 to catch up');
+  await eventually('v1 to catch up', () => caughtUp(ctx));
   await ctx.projections.stop();
 
   const v2 = notesProjection({ version: 2, extraColumn: true });
   ctx.projections = new Projections(ctx.store, ctx.db.pool, [v2], { repairPollMs: 20 });
   await ctx.projections.start();
-  await until(
-    async () => (await checkpoints.get(ctx.db.pool, 'ops_notes'))?.version === 2,
+  await eventually(
     'the version rebuild to swap',
+    async () => (await checkpoints.get(ctx.db.pool, 'ops_notes'))?.version === 2,
   );
   const columns = await ctx.db.pool.query(
     `SELECT column_name FROM information_schema.columns WHERE table_name = 'ops_notes' AND column_name = 'text_length'`,
   );
   assert.is(columns.rowCount, 1);
   await writeNotes(ctx.store, 20, { seed: 'v2-' });
-  await until(() => caughtUp(ctx), 'v2 to follow new events');
+  await eventually('v2 to follow new events', () => caughtUp(ctx));
   const lengths = await ctx.db.pool.query(`SELECT count(*)::int AS n FROM ops_notes WHERE text_length = 0`);
   assert.is(lengths.rows[0].n, 0);
   const [entry] = await projectionAudit.recent(ctx.db.pool, 'ops_notes', 1);
@@ -206,7 +187,7 @@ test('code older than the stored version applies nothing and leaves the projecti
   const v2 = notesProjection({ version: 2 });
   ctx.projections = new Projections(ctx.store, ctx.db.pool, [v2], { repairPollMs: 20 });
   await ctx.projections.start();
-  await until(async () => ctx.projections?.runner('ops_notes').currentState === 'standby', 'standby');
+  await eventually('standby', async () => ctx.projections?.runner('ops_notes').currentState === 'standby');
   const { rows } = await ctx.db.pool.query('SELECT count(*)::int AS n FROM ops_notes');
   assert.is(rows[0].n, 0);
   assert.is((await checkpoints.get(ctx.db.pool, 'ops_notes'))?.eventsApplied, 0);
@@ -216,7 +197,7 @@ test('code older than the stored version applies nothing and leaves the projecti
   });
   await newer.start();
   try {
-    await until(() => caughtUp(ctx), 'the newer code to take over');
+    await eventually('the newer code to take over', () => caughtUp(ctx));
     assert.is((await checkpoints.get(ctx.db.pool, 'ops_notes'))?.eventsApplied, 10);
     assert.is(ctx.projections?.runner('ops_notes').currentState, 'standby');
   } finally {

@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import type { DestinationStream } from 'pino';
 import type { Authenticator } from '../../src/auth/scopes.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
@@ -9,46 +10,75 @@ import { Projections } from '../../src/projection/projections.ts';
 import type { Projection } from '../../src/projection/types.ts';
 import { freshDatabase, type TestDatabase } from './postgres.ts';
 
-export interface TestApp {
+export interface AppOptions {
+  projections?: readonly Projection[];
+  routes?: readonly RouteModule[];
+  authenticator?: (pool: Pool) => Authenticator;
+  env?: Record<string, string>;
+  clock?: () => Date;
+  /** Where the log lines go (stdout when not given; LOG_LEVEL is `silent` unless `env` says). */
+  logTo?: DestinationStream;
+}
+
+export interface ServedApp {
   app: ZodApp;
   deps: AppDeps;
-  db: TestDatabase;
   /** Base URL of the app listening on a loopback port (for real-socket tests). */
   url: string;
+  /** Stops the app, its projections and its store; the database and its pool are the caller's. */
   close(): Promise<void>;
+}
+
+export interface TestApp extends ServedApp {
+  db: TestDatabase;
 }
 
 /**
  * The service's app over a fresh database with the given features, listening on a free loopback
  * port. Tests use `app.inject` for speed or `url` for a real socket.
  */
-export async function startTestApp(options: {
-  projections?: readonly Projection[];
-  routes?: readonly RouteModule[];
-  authenticator?: (pool: Pool) => Authenticator;
-  env?: Record<string, string>;
-  clock?: () => Date;
-}): Promise<TestApp> {
+export async function startTestApp(options: AppOptions): Promise<TestApp> {
   const db = await freshDatabase();
+  const served = await serveApp(db, options);
+  return {
+    ...served,
+    db,
+    close: async () => {
+      await served.close();
+      await db.drop();
+    },
+  };
+}
+
+/**
+ * The service's app over an existing database, wired as src/service.ts wires it: one more process of
+ * the service when that database already has one.
+ */
+export async function serveApp(
+  database: { url: string; pool: Pool },
+  options: AppOptions,
+): Promise<ServedApp> {
   const config: Config = loadConfig({
     LOG_LEVEL: 'silent',
-    DATABASE_URL: db.url,
+    DATABASE_URL: database.url,
     // Tests play clients behind a proxy (X-Forwarded-For) so that per-address rate limits stay apart.
     TRUST_PROXY: 'true',
     ...options.env,
   });
-  const logger = createLogger(config.LOG_LEVEL);
-  const store = new PostgresEventStore(db.pool);
-  const projections = new Projections(store, db.pool, options.projections ?? []);
+  const logger = createLogger(config.LOG_LEVEL, options.logTo);
+  const store = new PostgresEventStore(database.pool);
+  const projections = new Projections(store, database.pool, options.projections ?? [], {
+    onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
+  });
   await projections.start();
   const deps: AppDeps = {
     config,
     store,
-    pool: db.pool,
+    pool: database.pool,
     projections,
     logger,
     clock: options.clock ?? (() => new Date()),
-    authenticate: options.authenticator?.(db.pool),
+    authenticate: options.authenticator?.(database.pool),
   };
   const app = await buildApp(deps, options.routes ?? []);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -56,13 +86,11 @@ export async function startTestApp(options: {
   return {
     app,
     deps,
-    db,
     url: `http://127.0.0.1:${port}`,
     close: async () => {
       await app.close();
       await projections.stop();
       await store.close();
-      await db.drop();
     },
   };
 }

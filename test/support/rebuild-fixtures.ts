@@ -109,42 +109,10 @@ export async function snapshotNotes(pool: Pool, names = { notes: 'ops_notes', au
  * A fresh build: the same projection code applied to the whole log at once into throwaway tables.
  * Deleted notes keep a stream revision history, so rewrites after a delete apply as new rows.
  */
-export async function freshBuild(store: EventStore, pool: Pool, projection: Projection) {
-  const suffix = `_fresh_${Math.random().toString(36).slice(2, 8)}`;
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    for (const [logical, ddl] of Object.entries(projection.tables))
-      for (const s of ddl(logical + suffix)) await client.query(s);
-    let from = START;
-    for (;;) {
-      const page = await store.readAll({ from, limit: 1000 });
-      if (page.length === 0) break;
-      const handled = page.filter((e) => projection.handles.includes(e.type));
-      await projection.apply(handled, { tx: client, table: (t) => t + suffix });
-      from = page[page.length - 1]!.position;
-    }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK');
-    throw error;
-  } finally {
-    client.release();
-  }
-  const snapshot = await snapshotNotes(pool, {
-    notes: `ops_notes${suffix}`,
-    authors: `ops_note_authors${suffix}`,
-  });
-  for (const logical of Object.keys(projection.tables)) await pool.query(`DROP TABLE ${logical}${suffix}`);
-  return snapshot;
-}
-
-export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+export function freshBuild(store: EventStore, pool: Pool, projection: Projection) {
+  return buildAside(store, pool, projection, (physical) =>
+    snapshotNotes(pool, { notes: physical('ops_notes'), authors: physical('ops_note_authors') }),
+  );
 }
 
 /** Every row of every table of a projection, as sorted JSON text: two builds compare equal or not. */
@@ -164,7 +132,17 @@ export async function tableRows(
 }
 
 /** A fresh build of any projection into throwaway tables: its rows, as `tableRows` gives them. */
-export async function freshBuildRows(store: EventStore, pool: Pool, projection: Projection) {
+export function freshBuildRows(store: EventStore, pool: Pool, projection: Projection) {
+  return buildAside(store, pool, projection, (physical) => tableRows(pool, projection, physical));
+}
+
+/** Builds `projection` from the whole log into tables of its own, reads them with `read`, drops them. */
+async function buildAside<T>(
+  store: EventStore,
+  pool: Pool,
+  projection: Projection,
+  read: (physical: (logical: string) => string) => Promise<T>,
+): Promise<T> {
   const suffix = `_fresh_${Math.random().toString(36).slice(2, 8)}`;
   const physical = (t: string) => t + suffix;
   const client = await pool.connect();
@@ -187,7 +165,7 @@ export async function freshBuildRows(store: EventStore, pool: Pool, projection: 
   } finally {
     client.release();
   }
-  const rows = await tableRows(pool, projection, physical);
+  const result = await read(physical);
   for (const logical of Object.keys(projection.tables)) await pool.query(`DROP TABLE ${physical(logical)}`);
-  return rows;
+  return result;
 }

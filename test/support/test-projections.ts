@@ -158,21 +158,6 @@ export async function buildFromScratch(store: EventStore, pool: Pool, name: stri
   return readModel(pool, name);
 }
 
-/** Polls `check` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  what: string,
-  check: () => Promise<T | undefined | false> | T | undefined | false,
-  timeoutMs = 30_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 /** The projection's checkpoint row as the database holds it. */
 export async function checkpointOf(pool: Pool, name: string) {
   const { rows } = await pool.query(

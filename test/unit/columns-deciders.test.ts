@@ -7,6 +7,7 @@ import type { ConfigContext } from '../../src/domain/columns/config/index.ts';
 import type { ColumnEvent } from '../../src/domain/columns/events.ts';
 import type { Column } from '../../src/domain/columns/fields.ts';
 import { AppError } from '../../src/errors.ts';
+import { COLUMN_DEFAULTS } from '../support/column-events.ts';
 import { given, pathsOf } from '../support/tables-spec.ts';
 
 const test = suite('columns: deciders of the column stream (given events, when command, then events)');
@@ -27,12 +28,9 @@ const column: Column = {
   label: 'Summary',
   kind: 'enrichment',
   dataType: 'text',
-  origin: 'api',
-  status: 'idle',
-  autoRun: 'never',
+  ...COLUMN_DEFAULTS,
   config: { provider: 'llm', mode: 'basic', llmLane: 'very_fast' },
   position: 1,
-  isImportant: false,
 };
 const { id: _id, ...fields } = column;
 const created: ColumnEvent = { type: 'ColumnCreated', data: { tableId: 't1', columnId: 'c1', ...fields } };
