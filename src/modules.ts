@@ -29,47 +29,50 @@ import { sitemapRoutes } from '../queries/sitemap.ts';
 import type { RouteModule } from './http/app.ts';
 import type { Projection } from './projection/types.ts';
 
-/**
- * The table of contents of the service: every read model and every feature's routes. A new
- * feature adds its projection and its route modules here.
- */
-export const projections: Projection[] = [
-  // accounts and API keys
-  apiKeysProjection,
-  organizationsProjection,
-  usersProjection,
-  // content sync and the public blog
-  siteContentProjection,
-  // research tables and columns
-  tablesProjection,
-  columnsProjection,
-];
+/** A feature: its read models and its routes. */
+export interface Feature {
+  projections: Projection[];
+  routes: RouteModule[];
+}
 
-export const routeModules: RouteModule[] = [
-  // operations: Prometheus metrics (and the request-duration histogram of every route)
-  metricsRoute,
-  // accounts and API keys
-  bootstrapAccountRoute,
-  meRoute,
-  listApiKeysRoute,
-  issueApiKeyRoute,
-  revokeApiKeyRoute,
-  // content sync and the public blog
-  syncRoutes(),
-  blogPageRoutes,
-  blogIndexRoutes,
-  rssRoutes,
-  sitemapRoutes,
-  // research tables and columns
-  createTableRoute,
-  listTablesRoute,
-  getTableRoute,
-  renameTableRoute,
-  createColumnRoute,
-  listColumnsRoute,
-  getColumnRoute,
-  patchColumnRoute,
-  deleteColumnRoute,
-  reorderColumnsRoute,
-  columnHistoryRoute,
-];
+export const accountsFeature: Feature = {
+  projections: [apiKeysProjection, organizationsProjection, usersProjection],
+  routes: [bootstrapAccountRoute, meRoute, listApiKeysRoute, issueApiKeyRoute, revokeApiKeyRoute],
+};
+
+/** Content sync and the public blog. */
+export const contentFeature: Feature = {
+  projections: [siteContentProjection],
+  routes: [syncRoutes(), blogPageRoutes, blogIndexRoutes, rssRoutes, sitemapRoutes],
+};
+
+/** Research tables and their columns. */
+export const tablesFeature: Feature = {
+  projections: [tablesProjection, columnsProjection],
+  routes: [
+    createTableRoute,
+    listTablesRoute,
+    getTableRoute,
+    renameTableRoute,
+    createColumnRoute,
+    listColumnsRoute,
+    getColumnRoute,
+    patchColumnRoute,
+    deleteColumnRoute,
+    reorderColumnsRoute,
+    columnHistoryRoute,
+  ],
+};
+
+/** Operations: Prometheus metrics (and the request-duration histogram of every route, so it comes first). */
+export const operationsFeature: Feature = { projections: [], routes: [metricsRoute] };
+
+/**
+ * The table of contents of the service: every feature's read models and routes. A new feature
+ * defines its group above and joins this list.
+ */
+const features: Feature[] = [operationsFeature, accountsFeature, contentFeature, tablesFeature];
+
+export const projections: Projection[] = features.flatMap((f) => f.projections);
+
+export const routeModules: RouteModule[] = features.flatMap((f) => f.routes);

@@ -1,15 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { bootstrapAccountRoute } from '../../commands/bootstrap-account.ts';
-import { issueApiKeyRoute } from '../../commands/issue-api-key.ts';
-import { revokeApiKeyRoute } from '../../commands/revoke-api-key.ts';
-import { apiKeysProjection } from '../../projections/api-keys.ts';
-import { organizationsProjection } from '../../projections/organizations.ts';
-import { usersProjection } from '../../projections/users.ts';
-import { listApiKeysRoute } from '../../queries/list-api-keys.ts';
-import { meRoute } from '../../queries/me.ts';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import type { ZodApp } from '../../src/http/app.ts';
+import { accountsFeature } from '../../src/modules.ts';
 
 /**
  * Accounts for other features' tests. Start an app with them:
@@ -22,11 +15,7 @@ import type { ZodApp } from '../../src/http/app.ts';
  *
  * then `const { apiKey } = await bootstrapAccount(app)` and `issueKey(app, apiKey, ['tables:read'])`.
  */
-export const accounts = {
-  projections: [apiKeysProjection, organizationsProjection, usersProjection],
-  routes: [bootstrapAccountRoute, meRoute, listApiKeysRoute, issueApiKeyRoute, revokeApiKeyRoute],
-  authenticator: createAuthenticator,
-};
+export const accounts = { ...accountsFeature, authenticator: createAuthenticator };
 
 /** A base URL (real socket, fetch) or an app (inject). */
 export type Target = string | ZodApp | { app: ZodApp };

@@ -1,42 +1,8 @@
 import { suite } from 'uvu';
-import { createColumnRoute } from '../../commands/create-column.ts';
-import { createTableRoute } from '../../commands/create-table.ts';
-import { deleteColumnRoute } from '../../commands/delete-column.ts';
-import { patchColumnRoute } from '../../commands/patch-column.ts';
-import { renameTableRoute } from '../../commands/rename-table.ts';
-import { reorderColumnsRoute } from '../../commands/reorder-columns.ts';
-import { columnsProjection } from '../../projections/columns.ts';
-import { tablesProjection } from '../../projections/tables.ts';
-import { columnHistoryRoute } from '../../queries/column-history.ts';
-import { getColumnRoute } from '../../queries/get-column.ts';
-import { getTableRoute } from '../../queries/get-table.ts';
-import { listColumnsRoute } from '../../queries/list-columns.ts';
-import { listTablesRoute } from '../../queries/list-tables.ts';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { projections, routeModules } from '../../src/modules.ts';
 import { bearer, bootstrapAccount, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
-
-/**
- * The tables-and-columns slice of src/modules.ts, for bench/columns.ts, which measures it without the
- * other features' hooks (the metrics histogram). Tests run the whole service instead (startTablesApp).
- */
-export const tablesFeature = {
-  projections: [tablesProjection, columnsProjection],
-  routes: [
-    createTableRoute,
-    listTablesRoute,
-    getTableRoute,
-    renameTableRoute,
-    createColumnRoute,
-    listColumnsRoute,
-    getColumnRoute,
-    patchColumnRoute,
-    deleteColumnRoute,
-    reorderColumnsRoute,
-    columnHistoryRoute,
-  ],
-};
 
 /** An app with every read model and route of the service (src/modules.ts) over a fresh database. */
 export function startTablesApp(): Promise<TestApp> {
