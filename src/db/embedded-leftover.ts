@@ -3,7 +3,8 @@ import { basename, join } from 'node:path';
 
 const STOP_WAIT_MS = 30_000;
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (ours or not). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

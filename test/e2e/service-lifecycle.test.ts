@@ -8,6 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../src/config.ts';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { alive } from '../../src/db/embedded-leftover.ts';
 import { createPool } from '../../src/db/pool.ts';
 import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import type { RouteModule } from '../../src/http/app.ts';
@@ -19,15 +20,6 @@ import { startServiceProcess } from '../support/service-process.ts';
 import { COUNTED } from '../support/test-projections.ts';
 
 const test = suite('service lifecycle');
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** The embedded server's pid and port, from the postmaster.pid PostgreSQL keeps in its data directory. */
 async function postmaster(dataDir: string): Promise<{ pid: number; port: number } | undefined> {
