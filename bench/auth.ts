@@ -25,14 +25,10 @@ import { Projections } from '../src/projection/projections.ts';
 import { accounts, bootstrapAccount } from '../test/support/accounts.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
+import { numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Auth';
 const TARGET = 0.85;
-
-function numberFromEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
 
 const settings = {
   seconds: numberFromEnv('BENCH_SECONDS', 2),

@@ -28,15 +28,10 @@ import { accounts, bearer, bootstrapAccount, call } from '../test/support/accoun
 import { createColumn, createTable } from '../test/support/tables.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
-import { measureLoad } from './lib/timing.ts';
+import { measureLoad, numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Columns';
 const TARGET = 0.8;
-
-function numberFromEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
 
 const settings = {
   seconds: numberFromEnv('BENCH_SECONDS', 5),

@@ -26,15 +26,10 @@ import { fillLog, type ReadCount, readWhileWriting, readWholeLog } from './lib/l
 import { PeerProcess } from './lib/peer-protocol.ts';
 import { type BenchServer, startBenchServer } from './lib/postgres.ts';
 import { describeMachine, writeBenchmarkSection } from './lib/report.ts';
-import { type Measurement, measureLoad } from './lib/timing.ts';
+import { type Measurement, measureLoad, numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Event store';
 const PEER_SCRIPT = fileURLToPath(new URL('./eventstore-peer.ts', import.meta.url));
-
-function numberFromEnv(name: string, fallback: number): number {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-}
 
 const settings: EventStoreBenchSettings = {
   seconds: numberFromEnv('BENCH_SECONDS', 2.5),

@@ -87,3 +87,9 @@ export function formatRatio(a: number | undefined, b: number | undefined): strin
   if (a === undefined || b === undefined || !(b > 0)) return 'n/a';
   return `${(a / b).toFixed(2)}x`;
 }
+
+/** A positive number from the environment (BENCH_SECONDS and friends), else the default. */
+export function numberFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name]);
+  return Number.isFinite(value) && value > 0 ? value : fallback;
+}
