@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { type Decider, handleCommand } from '../src/command.ts';
+import { type Decider, handleCommandBatch } from '../src/command.ts';
 import { type ArticleContent, articleContentSchema } from '../src/content-api/article.ts';
 import type { EventMetadata, EventStore, Position } from '../src/event-store/port.ts';
 import { eventRegistry } from '../src/event-store/registry.ts';
+import { GroupCommit } from '../src/group-commit.ts';
 import { streams } from '../src/streams.ts';
 
 /**
@@ -85,24 +86,57 @@ export interface StoredArticle {
   position?: Position;
 }
 
-/** Decide and append against the revision read; a named and a full sync racing on one article retry. */
-export async function storeArticle(options: {
-  store: EventStore;
+export interface ArticleWrite {
   command: SyncArticleCommand;
   metadata: EventMetadata;
   now: Date;
-}): Promise<StoredArticle> {
-  const { command, now } = options;
-  const result = await handleCommand({
-    ...options,
-    stream: streams.article(command.kind, command.article.slug),
-    decider: articleDecider,
-    maxRetries: 5,
-    stateInLastEvent: true,
-  });
-  return {
-    changed: result.events.length > 0,
-    updatedAt: result.state.updatedAt ?? now.toISOString(),
-    position: result.appended?.position,
+}
+
+/** Articles stored by one writer go out together: batches of up to this many, one transaction each. */
+const BATCH = 100;
+/** Batches written at once: one being committed while the next one gathers. */
+const IN_FLIGHT = 2;
+
+/**
+ * Stores fetched articles as they come, group-commit style: each write waits only for the batch it
+ * joins (a lone write leaves at once), and a batch is one read of the streams' last events and one
+ * append to all of them. A named and a full sync racing on one article are decided again.
+ */
+export function articleWriter(store: EventStore): (write: ArticleWrite) => Promise<StoredArticle> {
+  const existing = writers.get(store);
+  if (existing) return existing;
+  const writer = newArticleWriter(store);
+  writers.set(store, writer);
+  return writer;
+}
+
+/** One writer per store, so that concurrent syncs of a process (a burst of notifications) share batches. */
+const writers = new WeakMap<EventStore, (write: ArticleWrite) => Promise<StoredArticle>>();
+
+function newArticleWriter(store: EventStore): (write: ArticleWrite) => Promise<StoredArticle> {
+  const group = new GroupCommit(
+    (writes: ArticleWrite[]) =>
+      handleCommandBatch({
+        store,
+        decider: articleDecider,
+        items: writes.map((w) => ({
+          stream: streams.article(w.command.kind, w.command.article.slug),
+          command: w.command,
+          metadata: w.metadata,
+          now: w.now,
+        })),
+        maxRetries: 5,
+      }),
+    { maxBatch: BATCH, maxInFlight: IN_FLIGHT },
+  );
+  return async (write) => {
+    const outcome = await group.submit(write);
+    if (!outcome.ok) throw outcome.error;
+    const { events, state, appended } = outcome.result;
+    return {
+      changed: events.length > 0,
+      updatedAt: state.updatedAt ?? write.now.toISOString(),
+      position: appended?.position,
+    };
   };
 }

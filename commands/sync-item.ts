@@ -1,16 +1,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type ContentApiClient, ContentApiError } from '../src/content-api/client.ts';
 import { htmlOf, mapArticle, unwrapArticle } from '../src/content-api/mapping.ts';
-import { Semaphore } from '../src/content-api/semaphore.ts';
 import type { EventMetadata, EventStore } from '../src/event-store/port.ts';
-import { storeArticle } from './sync-article.ts';
+import { articleWriter } from './sync-article.ts';
 import type { SyncReport } from './sync-report.ts';
-
-/**
- * Article writes in flight at once, across every sync of the process. Apart from the content API's
- * own limit on fetches, so that slow writes never leave the fetching idle (and the other way round).
- */
-const STORE_SLOTS = new Semaphore(8);
 
 /** Everything one sync run shares between its items. */
 export interface SyncContext {
@@ -51,14 +44,13 @@ export async function syncItem(ctx: SyncContext, order: number, target: SyncTarg
   const mapped = mapArticle(raw, slug);
   if (!mapped.ok) return fail(mapped.code, mapped.message);
   try {
-    const stored = await STORE_SLOTS.run(() =>
-      storeArticle({
-        store: ctx.store,
-        command: { kind, article: mapped.article, source: ctx.source },
-        metadata: ctx.metadata,
-        now: ctx.clock(),
-      }),
-    );
+    // Batched with the other writes under way (articleWriter); apart from the content API's own limit
+    // on fetches, so that writing never leaves the fetching idle (and the other way round).
+    const stored = await articleWriter(ctx.store)({
+      command: { kind, article: mapped.article, source: ctx.source },
+      metadata: ctx.metadata,
+      now: ctx.clock(),
+    });
     ctx.report.stored(order, slug, stored.updatedAt, stored.position);
     if (stored.changed) ctx.report.changed.push({ kind, slug });
   } catch (error) {

@@ -5,6 +5,7 @@ import type {
   EventStore,
   ExpectedRevision,
   NewEvent,
+  RecordedEvent,
 } from './event-store/port.ts';
 
 /** An event as a decider sees it: its type and data. */
@@ -33,8 +34,6 @@ export interface CommandOptions<S, C, E extends DomainEvent> {
   expectedRevision?: bigint;
   /** Optimistic retries on a concurrent write to the same stream. */
   maxRetries?: number;
-  /** The stream's last event holds its whole state (e.g. an article): read only that one. */
-  stateInLastEvent?: boolean;
 }
 
 export interface CommandResult<S, E> {
@@ -50,15 +49,38 @@ export async function loadState<S, E extends DomainEvent>(
   store: EventStore,
   stream: string,
   decider: Pick<Decider<S, unknown, E>, 'initialState' | 'evolve'>,
-  stateInLastEvent = false,
 ): Promise<{ state: S; revision: bigint | undefined }> {
-  // Reading only the last event keeps a long-lived stream (an article re-synced every hour) cheap.
-  const events = stateInLastEvent
-    ? await store.readStream(stream, { direction: 'backwards', limit: 1 })
-    : await store.readStream(stream);
+  return fold(decider, await store.readStream(stream));
+}
+
+function fold<S, E extends DomainEvent>(
+  decider: Pick<Decider<S, unknown, E>, 'initialState' | 'evolve'>,
+  events: readonly RecordedEvent[],
+): { state: S; revision: bigint | undefined } {
   const state = events.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState());
   return { state, revision: events.at(-1)?.revision };
 }
+
+/** Decides on the state read and says what to append (nothing when the decider produced no events). */
+function decideOn<S, C, E extends DomainEvent>(
+  decider: Decider<S, C, E>,
+  command: C,
+  loaded: { state: S; revision: bigint | undefined },
+  now: Date,
+  metadata: EventMetadata,
+): { events: E[]; state: S; expected: ExpectedRevision; append: NewEvent[] } {
+  const events = decider.decide(command, loaded.state, now);
+  return {
+    events,
+    state: events.reduce(decider.evolve, loaded.state),
+    expected: loaded.revision === undefined ? 'no_stream' : loaded.revision,
+    append: events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata })),
+  };
+}
+
+/** Back off a little, more each time, so that a crowd of writers spreads out. */
+const conflictBackoff = (attempt: number) =>
+  new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
 
 /**
  * Read, decide, append with the revision read; on a concurrent write, read again and decide again
@@ -70,25 +92,92 @@ export async function handleCommand<S, C, E extends DomainEvent>(
   const { store, stream, decider, command, metadata, now } = options;
   const retries = options.expectedRevision !== undefined ? 0 : (options.maxRetries ?? 20);
   for (let attempt = 0; ; attempt++) {
-    const { state, revision } = await loadState(store, stream, decider, options.stateInLastEvent);
+    const { state, revision } = await loadState(store, stream, decider);
     if (options.expectedRevision !== undefined && revision !== options.expectedRevision) {
       throw new WrongExpectedRevisionError(stream, options.expectedRevision, revision ?? 'no_stream');
     }
-    const events = decider.decide(command, state, now);
-    const next = events.reduce(decider.evolve, state);
-    if (events.length === 0) return { events, state: next, revision };
-    const expected: ExpectedRevision = revision === undefined ? 'no_stream' : revision;
+    const decided = decideOn(decider, command, { state, revision }, now, metadata);
+    if (decided.events.length === 0) return { events: decided.events, state: decided.state, revision };
     try {
-      const appended = await store.append(
-        stream,
-        events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata })),
-        { expectedRevision: expected },
-      );
-      return { events, state: next, appended, revision: appended.nextExpectedRevision };
+      const appended = await store.append(stream, decided.append, { expectedRevision: decided.expected });
+      return {
+        events: decided.events,
+        state: decided.state,
+        appended,
+        revision: appended.nextExpectedRevision,
+      };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError) || attempt >= retries) throw error;
-      // Back off a little, more each time, so that a crowd of writers spreads out.
-      await new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
+      await conflictBackoff(attempt);
     }
   }
+}
+
+export interface BatchCommandOptions<S, C, E extends DomainEvent> {
+  store: EventStore;
+  decider: Decider<S, C, E>;
+  /** One command per stream; a stream named twice is decided twice against the same read. */
+  items: readonly { stream: string; command: C; metadata: EventMetadata; now: Date }[];
+  maxRetries?: number;
+}
+
+export type BatchCommandOutcome<S, E> =
+  | { ok: true; result: CommandResult<S, E> }
+  | { ok: false; error: unknown };
+
+/**
+ * `handleCommand` for many streams at once, for deciders whose state is the stream's last event (an
+ * article: reading only that one keeps a stream re-synced every hour cheap): one read of every stream's last event, one `appendToStreams`; the commands whose stream
+ * was written in between are read and decided again, the others are done. Outcomes in item order; a
+ * refusal or a failure is that item's outcome alone.
+ */
+export async function handleCommandBatch<S, C, E extends DomainEvent>(
+  options: BatchCommandOptions<S, C, E>,
+): Promise<BatchCommandOutcome<S, E>[]> {
+  const { store, decider, items } = options;
+  const retries = options.maxRetries ?? 20;
+  const outcomes: BatchCommandOutcome<S, E>[] = new Array(items.length);
+  let pending = items.map((_, i) => i);
+  for (let attempt = 0; pending.length > 0; attempt++) {
+    if (attempt > 0) await conflictBackoff(attempt - 1);
+    const lasts = await store.readLastEvents(pending.map((i) => items[i]!.stream));
+    const toAppend: { index: number; decided: ReturnType<typeof decideOn<S, C, E>> }[] = [];
+    for (const index of pending) {
+      const { stream, command, metadata, now } = items[index]!;
+      const last = lasts.get(stream);
+      try {
+        const decided = decideOn(decider, command, fold(decider, last ? [last] : []), now, metadata);
+        if (decided.events.length > 0) toAppend.push({ index, decided });
+        else {
+          outcomes[index] = {
+            ok: true,
+            result: { events: [], state: decided.state, revision: last?.revision },
+          };
+        }
+      } catch (error) {
+        outcomes[index] = { ok: false, error };
+      }
+    }
+    const appended = await store.appendToStreams(
+      toAppend.map(({ index, decided }) => ({
+        stream: items[index]!.stream,
+        events: decided.append,
+        expectedRevision: decided.expected,
+      })),
+    );
+    pending = [];
+    appended.forEach((outcome, k) => {
+      const { index, decided } = toAppend[k]!;
+      if (outcome.ok) {
+        const { events, state } = decided;
+        const revision = outcome.result.nextExpectedRevision;
+        outcomes[index] = { ok: true, result: { events, state, appended: outcome.result, revision } };
+      } else if (outcome.error instanceof WrongExpectedRevisionError && attempt < retries) {
+        pending.push(index);
+      } else {
+        outcomes[index] = { ok: false, error: outcome.error };
+      }
+    });
+  }
+  return outcomes;
 }

@@ -15,6 +15,7 @@ import {
 } from '@eventstore/db-client';
 import type { Channel } from '@grpc/grpc-js';
 import { Observable } from 'rxjs';
+import { appendEach, readLastEach } from './each-stream.ts';
 import {
   isSystemEvent,
   toEsdbExpected,
@@ -31,6 +32,8 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
+  StreamAppendOutcome,
 } from './port.ts';
 import { comparePositions, START } from './port.ts';
 import { type EventRegistry, eventRegistry } from './registry.ts';
@@ -82,6 +85,15 @@ export class EventStoreDbStore implements EventStore {
       if (error instanceof WrongExpectedVersionError) throw toWrongExpectedRevision(stream, expected, error);
       throw error;
     }
+  }
+
+  /** The client has no multi-stream append: one append per stream, all under way at once. */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    return appendEach(this, appends);
+  }
+
+  readLastEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>> {
+    return readLastEach(this, streams);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -9,6 +9,8 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
+  StreamAppendOutcome,
 } from './port.ts';
 
 /**
@@ -31,6 +33,18 @@ export class InstrumentedEventStore implements EventStore {
     const result = await this.inner.append(stream, events, options);
     for (const event of events) eventsAppended.inc({ type: event.type });
     return result;
+  }
+
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    const outcomes = await this.inner.appendToStreams(appends);
+    outcomes.forEach((outcome, i) => {
+      if (outcome.ok) for (const event of appends[i]!.events) eventsAppended.inc({ type: event.type });
+    });
+    return outcomes;
+  }
+
+  readLastEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>> {
+    return this.inner.readLastEvents(streams);
   }
 
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {

@@ -54,6 +54,16 @@ export interface AppendResult {
   position: Position;
 }
 
+/** One stream's part of `appendToStreams`. */
+export interface StreamAppend {
+  stream: string;
+  events: NewEvent[];
+  expectedRevision?: ExpectedRevision;
+}
+
+/** How one stream's part of `appendToStreams` went: it landed, or it failed alone. */
+export type StreamAppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: Error };
+
 export interface ReadStreamOptions {
   /** Inclusive revision to start from (the end when reading backwards). */
   from?: bigint;
@@ -79,8 +89,17 @@ export interface EventStore {
     events: NewEvent[],
     options?: { expectedRevision?: ExpectedRevision },
   ): Promise<AppendResult>;
+  /**
+   * Independent appends to several streams in one call, outcomes in the order given. Each is checked
+   * against its own expected revision and fails alone: the others still land. The PostgreSQL adapter
+   * commits them in one statement and one transaction; EventStoreDB appends them one by one. Nothing
+   * is promised across streams beyond that.
+   */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]>;
   /** Oldest first by default. A stream that does not exist reads as empty. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** The last event of each named stream that has one (streams without events are left out). */
+  readLastEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>>;
   /** Events of every stream in global order, strictly after `from`; system events excluded. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /** Catches up from `from` (exclusive) and then follows new events live, until unsubscribed. */

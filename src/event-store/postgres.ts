@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Observable } from 'rxjs';
+import { appendEach } from './each-stream.ts';
 import { IdempotencyConflictError, WrongExpectedRevisionError } from './errors.ts';
 import type {
   AppendResult,
@@ -11,6 +12,8 @@ import type {
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
+  StreamAppendOutcome,
 } from './port.ts';
 import { START } from './port.ts';
 import { LiveTail } from './postgres-live-tail.ts';
@@ -31,6 +34,30 @@ interface EventRow {
 const COLUMNS =
   'position, tx_id::text AS tx_id, stream_name, stream_revision, event_id, type, data, metadata, recorded_at';
 const UNIQUE_VIOLATION = '23505';
+
+interface AppendRow {
+  ok: boolean;
+  revision: string;
+  last_tx: string | null;
+  last_position: string | null;
+}
+
+interface PreparedAppend {
+  stream: string;
+  expectedRevision: ExpectedRevision;
+  /** As append_events takes it: 'any' | 'no_stream' | 'exists' | a revision. */
+  expected: string;
+  ids: string[];
+  events: { id?: string; type: string; data: unknown; metadata?: unknown }[];
+}
+
+/** A unique violation on event_id: the same events were appended before (a retried request). */
+function isEventIdConflict(error: unknown): boolean {
+  return (
+    (error as { code?: string }).code === UNIQUE_VIOLATION &&
+    /event_id/.test(String((error as Error).message))
+  );
+}
 
 /**
  * The embedded default event store: one `events` table, appends through the `append_events` function
@@ -53,42 +80,96 @@ export class PostgresEventStore implements EventStore {
     events: NewEvent[],
     options: { expectedRevision?: ExpectedRevision } = {},
   ): Promise<AppendResult> {
-    if (events.length === 0) throw new Error('append needs at least one event');
-    const expected = options.expectedRevision ?? 'any';
-    const prepared = events.map((e) => this.registry.prepare({ ...e, id: e.id ?? randomUUID() }));
-    const ids = prepared.map((e) => e.id as string);
-
-    let row: { ok: boolean; revision: string; last_tx: string | null; last_position: string | null };
+    const call = this.prepareAppend({ stream, events, expectedRevision: options.expectedRevision });
+    let row: AppendRow;
     try {
-      const result = await this.pool.query(
+      const result = await this.pool.query<AppendRow>(
         'SELECT ok, revision, last_tx::text AS last_tx, last_position FROM append_events($1, $2, $3)',
-        [
-          stream,
-          String(expected),
-          JSON.stringify(prepared.map(({ id, type, data, metadata }) => ({ id, type, data, metadata }))),
-        ],
+        [stream, call.expected, JSON.stringify(call.events)],
       );
-      row = result.rows[0];
+      row = result.rows[0]!;
     } catch (error) {
       // Under `any`/`exists` a retried request collides on its event ids: answer with the first result.
-      if (
-        (error as { code?: string }).code === UNIQUE_VIOLATION &&
-        /event_id/.test(String((error as Error).message))
-      ) {
-        const earlier = await this.findAppended(stream, ids);
+      if (isEventIdConflict(error)) {
+        const earlier = await this.findAppended(stream, call.ids);
         if (earlier) return earlier;
       }
       throw error;
     }
+    const result = await this.settle(call, row);
+    this.tail.appended();
+    return result;
+  }
+
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    if (appends.length <= 1) return appendEach(this, appends);
+    // An invalid event fails its own stream's part, as it would fail its own append.
+    const calls = appends.map((a): PreparedAppend | Error => {
+      try {
+        return this.prepareAppend(a);
+      } catch (error) {
+        return error as Error;
+      }
+    });
+    const valid = calls.filter((c): c is PreparedAppend => !(c instanceof Error));
+    let rows: (AppendRow & { idx: number })[] = [];
+    if (valid.length > 0) {
+      try {
+        const payload = valid.map((c) => ({ stream: c.stream, expected: c.expected, events: c.events }));
+        const result = await this.pool.query<AppendRow & { idx: number }>(
+          'SELECT idx, ok, revision, last_tx::text AS last_tx, last_position FROM append_to_streams($1)',
+          [JSON.stringify(payload)],
+        );
+        rows = result.rows;
+      } catch (error) {
+        // A retried batch collides on its event ids and the statement appended nothing: each stream
+        // answers on its own then, with append's own idempotency.
+        if (isEventIdConflict(error)) return appendEach(this, appends);
+        throw error;
+      }
+    }
+    const byCall = new Map(valid.map((c, i) => [c, rows.find((r) => r.idx === i)]));
+    const outcomes = await Promise.all(
+      calls.map(async (call): Promise<StreamAppendOutcome> => {
+        if (call instanceof Error) return { ok: false, error: call };
+        try {
+          return { ok: true, result: await this.settle(call, byCall.get(call)!) };
+        } catch (error) {
+          return { ok: false, error: error as Error };
+        }
+      }),
+    );
+    if (rows.some((r) => r.ok)) this.tail.appended();
+    return outcomes;
+  }
+
+  private prepareAppend(append: StreamAppend): PreparedAppend {
+    if (append.events.length === 0) throw new Error('append needs at least one event');
+    const prepared = append.events.map((e) => this.registry.prepare({ ...e, id: e.id ?? randomUUID() }));
+    const expected = append.expectedRevision ?? 'any';
+    return {
+      stream: append.stream,
+      expectedRevision: expected,
+      expected: String(expected),
+      ids: prepared.map((e) => e.id as string),
+      events: prepared.map(({ id, type, data, metadata }) => ({ id, type, data, metadata })),
+    };
+  }
+
+  /** What append_events answered, as an append result or the error an append throws. */
+  private async settle(call: PreparedAppend, row: AppendRow): Promise<AppendResult> {
     if (!row.ok) {
       // Under an exact expectation a retried request finds the stream moved on by itself: same answer.
       // Looking the ids up only on failure keeps the common append at one round trip.
-      const earlier = await this.findAppended(stream, ids);
+      const earlier = await this.findAppended(call.stream, call.ids);
       if (earlier) return earlier;
       const actual = BigInt(row.revision);
-      throw new WrongExpectedRevisionError(stream, expected, actual < 0n ? 'no_stream' : actual);
+      throw new WrongExpectedRevisionError(
+        call.stream,
+        call.expectedRevision,
+        actual < 0n ? 'no_stream' : actual,
+      );
     }
-    this.tail.appended();
     return {
       nextExpectedRevision: BigInt(row.revision),
       position: { commit: BigInt(row.last_tx as string), prepare: BigInt(row.last_position as string) },
@@ -135,6 +216,16 @@ export class PostgresEventStore implements EventStore {
       params,
     );
     return rows.map((r) => this.toRecorded(r));
+  }
+
+  async readLastEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>> {
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM unnest($1::text[]) AS s(name)
+       CROSS JOIN LATERAL (SELECT * FROM events WHERE stream_name = s.name
+                           ORDER BY stream_revision DESC LIMIT 1) AS events`,
+      [[...new Set(streams)]],
+    );
+    return new Map(rows.map((r) => [r.stream_name, this.toRecorded(r)]));
   }
 
   /**

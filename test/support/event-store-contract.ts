@@ -4,7 +4,7 @@ import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { InvalidEventError, WrongExpectedRevisionError } from '../../src/event-store/errors.ts';
-import type { EventStore, RecordedEvent } from '../../src/event-store/port.ts';
+import type { EventStore, RecordedEvent, StreamAppendOutcome } from '../../src/event-store/port.ts';
 import { comparePositions } from '../../src/event-store/port.ts';
 import { eventRegistry } from '../../src/event-store/registry.ts';
 
@@ -148,6 +148,73 @@ export function eventStoreContract(
       assert.instance(error, InvalidEventError);
     }
     assert.is((await store.readStream(s)).length, 0);
+  });
+
+  test('appendToStreams: each stream checked alone; a failed expectation fails only its own part', async ({
+    store,
+  }) => {
+    const [a, b, c, d] = [stream(), stream(), stream(), stream()];
+    await store.append(b, [ev(1)]);
+    const outcomes = await store.appendToStreams([
+      { stream: a, events: [ev(10), ev(11)], expectedRevision: 'no_stream' },
+      { stream: b, events: [ev(20)], expectedRevision: 'no_stream' },
+      { stream: c, events: [ev(30)] },
+      { stream: d, events: [{ type: 'ContractTested', data: { n: 'not a number' } }] },
+    ]);
+    assert.equal(
+      outcomes.map((o) => o.ok),
+      [true, false, true, false],
+    );
+    const [okA, failedB, okC, invalidD] = outcomes as [
+      StreamAppendOutcome,
+      StreamAppendOutcome,
+      StreamAppendOutcome,
+      StreamAppendOutcome,
+    ];
+    assert.is(okA.ok && okA.result.nextExpectedRevision, 1n);
+    assert.is(okC.ok && okC.result.nextExpectedRevision, 0n);
+    assert.instance(!failedB.ok && failedB.error, WrongExpectedRevisionError);
+    assert.is(!failedB.ok && (failedB.error as WrongExpectedRevisionError).actual, 0n);
+    assert.instance(!invalidD.ok && invalidD.error, InvalidEventError);
+    const ns = async (s: string) => (await store.readStream(s)).map((e) => (e.data as { n: number }).n);
+    assert.equal(await ns(a), [10, 11]);
+    assert.equal(await ns(b), [1]);
+    assert.equal(await ns(c), [30]);
+    assert.equal(await ns(d), []);
+  });
+
+  test('appendToStreams: a re-sent batch (same event ids) writes nothing twice', async ({ store }) => {
+    const [a, b] = [stream(), stream()];
+    const batch = [
+      { stream: a, events: [ev(1, randomUUID())], expectedRevision: 'no_stream' as const },
+      { stream: b, events: [ev(2, randomUUID())], expectedRevision: 'no_stream' as const },
+    ];
+    const first = await store.appendToStreams(batch);
+    const again = await store.appendToStreams(batch);
+    assert.equal(
+      again.map((o) => o.ok),
+      [true, true],
+    );
+    first.forEach((o, i) => {
+      const r = again[i]!;
+      assert.ok(o.ok && r.ok && o.result.nextExpectedRevision === r.result.nextExpectedRevision);
+    });
+    assert.is((await store.readStream(a)).length, 1);
+    assert.is((await store.readStream(b)).length, 1);
+  });
+
+  test('readLastEvents: the last event of each stream; streams without events are left out', async ({
+    store,
+  }) => {
+    const [a, b, missing] = [stream(), stream(), stream()];
+    await store.append(a, [ev(1), ev(2), ev(3)]);
+    await store.append(b, [ev(7)]);
+    const lasts = await store.readLastEvents([a, b, missing, a]);
+    assert.equal([...lasts.keys()].sort(), [a, b].sort());
+    assert.is((lasts.get(a)!.data as { n: number }).n, 3);
+    assert.is(lasts.get(a)!.revision, 2n);
+    assert.is((lasts.get(b)!.data as { n: number }).n, 7);
+    assert.is((await store.readLastEvents([])).size, 0);
   });
 
   test('stream reads: forwards, backwards, from and limit; a missing stream is empty', async ({ store }) => {
