@@ -25,7 +25,7 @@ export interface FullSyncOutcome {
 /**
  * Pages through `GET /posts?kind=blog&limit=100&offset=...` until a short page, storing each article
  * as soon as it is fetched (the client limits fetches, syncItem limits writes). Listing runs ahead of
- * storing by at most two pages, so memory stays flat however many articles there are.
+ * storing by at most four pages, so memory stays flat however many articles there are.
  */
 export async function runFullSync(
   ctx: SyncContext,
@@ -33,8 +33,9 @@ export async function runFullSync(
   options: { maxPages?: number } = {},
 ): Promise<FullSyncOutcome> {
   const maxPages = options.maxPages ?? MAX_PAGES;
-  // Listing runs ahead of the items under way by at most two pages.
-  const backlog = new Semaphore(2 * PAGE_SIZE);
+  // Items under way (fetched or being fetched, not yet stored) at most: enough that fetching goes on
+  // while two batches of writes commit (see articleWriter), few enough that memory stays flat.
+  const backlog = new Semaphore(4 * PAGE_SIZE);
   const tasks: Promise<void>[] = [];
   const seen = new Set<string>();
   let order = 0;

@@ -1,6 +1,6 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import '../../commands/sync-article.ts';
+import { contentHash } from '../../commands/sync-article.ts';
 import '../../src/domain/columns/events.ts';
 import { eventRegistry } from '../../src/event-store/registry.ts';
 import { streams } from '../../src/streams.ts';
@@ -61,14 +61,17 @@ function articleEvent(n: number, revision: number, at: Date) {
     publishedAt: new Date(at.getTime() - 86_400_000).toISOString(),
     updatedAt: at.toISOString(),
   };
-  const contentHash = createHash('sha256')
-    .update(JSON.stringify({ kind, ...article }))
-    .digest('hex');
   return {
     stream: streams.article(kind, article.slug),
     revision,
     type: 'ArticleSynced',
-    data: { ...article, kind, contentHash, source: 'full', fetchedAt: at.toISOString() },
+    data: {
+      ...article,
+      kind,
+      contentHash: contentHash(kind, article),
+      source: 'full',
+      fetchedAt: at.toISOString(),
+    },
   };
 }
 

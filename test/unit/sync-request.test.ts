@@ -111,6 +111,15 @@ test('decider: given no events, when synced, then ArticleSynced with the hash an
   assert.is(state.updatedAt, '2024-01-01T00:00:00.000Z');
 });
 
+test('content hash: any change of a field or of the HTML changes it; equal content hashes equal', () => {
+  const base = contentHash('blog', article);
+  assert.is(contentHash('blog', { ...article }), base);
+  assert.is.not(contentHash('news', article), base);
+  assert.is.not(contentHash('blog', { ...article, html: `${article.html} ` }), base);
+  assert.is.not(contentHash('blog', { ...article, title: `${article.title}!` }), base);
+  assert.is.not(contentHash('blog', { ...article, toc: [], description: 'other' }), base);
+});
+
 test('decider: given the same content, when synced again, then nothing', () => {
   const first = articleDecider.decide({ kind: 'blog', article, source: 'full' }, {}, now);
   const state = first.reduce(articleDecider.evolve, articleDecider.initialState());
