@@ -10,19 +10,12 @@
  * generator does not share the app's event loop. Target: authenticated >= 0.85x of unauthenticated.
  * Knobs: BENCH_SECONDS (per run), BENCH_ROUNDS, BENCH_CONNECTIONS.
  */
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import autocannon from 'autocannon';
 import { authStateFor, createAuthenticator } from '../src/auth/authenticator.ts';
 import { parseKey } from '../src/auth/keys.ts';
 import type { Authenticator, Principal } from '../src/auth/scopes.ts';
-import { loadConfig } from '../src/config.ts';
-import { createPool } from '../src/db/pool.ts';
-import { PostgresEventStore } from '../src/event-store/postgres.ts';
-import { buildApp } from '../src/http/app.ts';
-import { createLogger } from '../src/logger.ts';
-import { Projections } from '../src/projection/projections.ts';
 import { accounts, bootstrapAccount } from '../test/support/accounts.ts';
+import { type HttpLoad, httpLoad, median, openBenchDeps, serveBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { numberFromEnv } from './lib/timing.ts';
@@ -39,51 +32,29 @@ const settings = {
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
-interface Run {
-  requestsPerSec: number;
-  p50: number;
-  p99: number;
-}
-
 interface Variant {
   name: string;
   url: string;
-  runs: Run[];
+  runs: HttpLoad[];
 }
 
-async function load(url: string, apiKey: string, seconds: number): Promise<Run> {
-  const result = await autocannon({
+const load = (url: string, apiKey: string, seconds: number) =>
+  httpLoad({
     url: `${url}/api/me`,
     connections: settings.connections,
-    duration: seconds,
-    workers: 1,
+    seconds,
     headers: { authorization: `Bearer ${apiKey}` },
   });
-  const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${url}: ${failed} failed requests`);
-  return { requestsPerSec: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
-}
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
 
 const server = await startBenchServer();
 try {
-  const database = await server.createDatabase('auth', { migrate: true });
-  const pool = createPool(database.url);
-  const store = new PostgresEventStore(pool);
-  const projections = new Projections(store, pool, accounts.projections);
-  await projections.start();
-  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent', TRUST_PROXY: 'true' });
-  const base = { config, store, pool, projections, logger: createLogger('silent'), clock: () => new Date() };
+  const bench = await openBenchDeps(server, 'auth', accounts.projections, { TRUST_PROXY: 'true' });
+  const { pool } = bench.deps;
   const apps: { close(): Promise<unknown> }[] = [];
   const serve = async (authenticate: Authenticator) => {
-    const app = await buildApp({ ...base, authenticate }, accounts.routes);
+    const { app, url } = await serveBenchApp({ ...bench.deps, authenticate }, accounts.routes);
     apps.push(app);
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    return url;
   };
 
   const onUrl = await serve(createAuthenticator(pool));
@@ -118,16 +89,16 @@ try {
     for (const v of order) {
       const run = await load(v.url, account.apiKey, settings.seconds);
       v.runs.push(run);
-      log(`round ${round + 1} ${v.name}: ${Math.round(run.requestsPerSec)} req/s, p99 ${run.p99} ms`);
+      log(`round ${round + 1} ${v.name}: ${Math.round(run.rps)} req/s, p99 ${run.p99} ms`);
     }
   }
   const loadAfter = loadavg()[0]!;
 
-  const ratios = (v: Variant) => v.runs.map((run, i) => run.requestsPerSec / off.runs[i]!.requestsPerSec);
+  const ratios = (v: Variant) => v.runs.map((run, i) => run.rps / off.runs[i]!.rps);
   const headers = ['GET /api/me', 'req/s (median)', 'p50 ms', 'p99 ms', 'vs off (median of rounds)'];
   const rows = variants.map((v) => [
     v.name,
-    String(Math.round(median(v.runs.map((r) => r.requestsPerSec)))),
+    String(Math.round(median(v.runs.map((r) => r.rps)))),
     String(median(v.runs.map((r) => r.p50))),
     String(median(v.runs.map((r) => r.p99))),
     `${median(ratios(v)).toFixed(2)}x`,
@@ -165,10 +136,7 @@ try {
   );
 
   for (const app of apps) await app.close();
-  await projections.stop();
-  await store.close();
-  await pool.end();
-  await database.drop();
+  await bench.close();
 } finally {
   await server.stop();
 }

@@ -10,22 +10,22 @@
  *    conflicts and retries). A closed loop of fetch calls from this process; p50 and p99.
  * Knobs: BENCH_SECONDS (per round), BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_PATCH_SECONDS.
  */
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
-import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import { type ColumnRow, columnFromRow } from '../projections/columns.ts';
 import { LIST_COLUMNS_SQL } from '../queries/list-columns.ts';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
-import { loadConfig } from '../src/config.ts';
-import { createPool } from '../src/db/pool.ts';
-import { PostgresEventStore } from '../src/event-store/postgres.ts';
-import { buildApp } from '../src/http/app.ts';
-import { createLogger } from '../src/logger.ts';
 import { tablesFeature } from '../src/modules.ts';
-import { Projections } from '../src/projection/projections.ts';
 import { accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createColumn, createTable } from '../test/support/tables.ts';
+import {
+  type HttpLoad,
+  httpLoad,
+  listenOnLoopback,
+  median,
+  openBenchDeps,
+  serveBenchApp,
+} from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { measureLoad, numberFromEnv } from './lib/timing.ts';
@@ -43,26 +43,9 @@ const settings = {
 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-interface Round {
-  rps: number;
-  p50: number;
-  p99: number;
-}
-
-async function load(url: string, apiKey: string, seconds: number): Promise<Round> {
-  const result = await autocannon({
-    url,
-    connections: settings.connections,
-    duration: seconds,
-    workers: 1,
-    headers: bearer(apiKey),
-  });
-  const failed = result.non2xx + result.errors + result.timeouts;
-  if (failed > 0) throw new Error(`${url}: ${failed} failed requests`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
-}
+const load = (url: string, apiKey: string, seconds: number) =>
+  httpLoad({ url, connections: settings.connections, seconds, headers: bearer(apiKey) });
 
 /** A 50-column table whose configs look like real ones: providers, templates, run conditions. */
 async function seedTable(url: string, apiKey: string): Promise<{ tableId: string; columnIds: string[] }> {
@@ -108,34 +91,23 @@ async function seedTable(url: string, apiKey: string): Promise<{ tableId: string
 const loadAtStart = loadavg()[0]!.toFixed(1);
 const server = await startBenchServer();
 try {
-  const database = await server.createDatabase('columns', { migrate: true });
-  const pool = createPool(database.url);
-  const store = new PostgresEventStore(pool);
-  const projections = new Projections(store, pool, [...accounts.projections, ...tablesFeature.projections]);
-  await projections.start();
-  const config = loadConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'silent' });
-  const deps = {
-    config,
-    store,
-    pool,
-    projections,
-    logger: createLogger('silent'),
-    clock: () => new Date(),
-    authenticate: createAuthenticator(pool),
-  };
-  const app = await buildApp(deps, [...accounts.routes, ...tablesFeature.routes]);
+  const bench = await openBenchDeps(server, 'columns', [
+    ...accounts.projections,
+    ...tablesFeature.projections,
+  ]);
+  const { pool } = bench.deps;
+  const { app, url } = await serveBenchApp({ ...bench.deps, authenticate: createAuthenticator(pool) }, [
+    ...accounts.routes,
+    ...tablesFeature.routes,
+  ]);
   const bare = Fastify();
   try {
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-
     // The baseline: Fastify, the same SQL on the same pool, rows mapped the same way, nothing else.
     bare.get<{ Params: { tableId: string } }>('/bare/:tableId/columns', async (request) => {
       const { rows } = await pool.query(LIST_COLUMNS_SQL, [request.params.tableId]);
       return rows.flatMap((row: ColumnRow) => (row.id === null ? [] : [columnFromRow(row)]));
     });
-    await bare.listen({ port: 0, host: '127.0.0.1' });
-    const bareUrl = `http://127.0.0.1:${(bare.server.address() as AddressInfo).port}`;
+    const bareUrl = await listenOnLoopback(bare);
 
     const account = await bootstrapAccount(url);
     const { tableId, columnIds } = await seedTable(url, account.apiKey);
@@ -149,8 +121,12 @@ try {
 
     // 1. GET columns, alternating rounds.
     const variants = [
-      { name: 'GET .../columns (API)', url: `${url}/api/tables/${tableId}/columns`, rounds: [] as Round[] },
-      { name: 'bare Fastify, same SQL', url: `${bareUrl}/bare/${tableId}/columns`, rounds: [] as Round[] },
+      {
+        name: 'GET .../columns (API)',
+        url: `${url}/api/tables/${tableId}/columns`,
+        rounds: [] as HttpLoad[],
+      },
+      { name: 'bare Fastify, same SQL', url: `${bareUrl}/bare/${tableId}/columns`, rounds: [] as HttpLoad[] },
     ];
     for (const v of variants) await load(v.url, account.apiKey, settings.warmupSeconds);
     for (let round = 0; round < settings.rounds; round++) {
@@ -242,10 +218,7 @@ try {
     // Before the server goes: its shutdown ends every connection, and ours must not be caught open.
     await app.close();
     await bare.close();
-    await projections.stop();
-    await store.close();
-    await pool.end();
-    await database.drop();
+    await bench.close();
   }
 } finally {
   await server.stop();

@@ -12,23 +12,17 @@
  * generator (`load`), so that each runs in a process of its own.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
 import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { syncRoutes } from '../commands/sync-articles.ts';
 import { siteContentProjection } from '../projections/site-content.ts';
 import { blogPageRoutes } from '../queries/blog-page.ts';
-import { loadConfig } from '../src/config.ts';
 import { ContentApiClient } from '../src/content-api/client.ts';
-import { createPool } from '../src/db/pool.ts';
-import { PostgresEventStore } from '../src/event-store/postgres.ts';
 import { buildApp } from '../src/http/app.ts';
-import { createLogger } from '../src/logger.ts';
-import { Projections } from '../src/projection/projections.ts';
 import { generatedArticle } from '../test/support/content-samples.ts';
 import { startFakeContentApi } from '../test/support/fake-content-api.ts';
+import { type HttpLoad, httpLoad, listenOnLoopback, openBenchDeps } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { CPU_HEADERS, cpuRow, fetchAll, fetchAndInsertRaw, measured } from './lib/sync-passes.ts';
@@ -58,14 +52,7 @@ function child(role: string, args: string[] = []): { process: ChildProcess; firs
   return { process: proc, firstLine };
 }
 
-interface Load {
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-async function load(url: string): Promise<Load> {
+async function load(url: string): Promise<HttpLoad> {
   const runner = child('load', [url, String(LOAD_SECONDS)]);
   return JSON.parse(await runner.firstLine);
 }
@@ -74,20 +61,14 @@ async function main(): Promise<void> {
   const server = await startBenchServer();
   const fake = child('fake');
   const fakeUrl = await fake.firstLine;
-  const database = await server.createDatabase('sync', { migrate: true });
-  const pool = createPool(database.url);
-  const store = new PostgresEventStore(pool);
-  const projections = new Projections(store, pool, [siteContentProjection]);
-  await projections.start();
-  const config = loadConfig({
+  const bench = await openBenchDeps(server, 'sync', [siteContentProjection], {
     LOG_LEVEL: 'warn',
-    DATABASE_URL: database.url,
     CRON_SECRET: CRON,
     SITE_URL: 'https://site.test',
   });
+  const { pool } = bench.deps;
   const client = () => new ContentApiClient({ baseUrl: fakeUrl, apiKey: KEY });
-  const deps = { config, store, pool, projections, logger: createLogger('warn'), clock: () => new Date() };
-  const app = await buildApp(deps, [syncRoutes({ client: client() }), blogPageRoutes]);
+  const app = await buildApp(bench.deps, [syncRoutes({ client: client() }), blogPageRoutes]);
   const load1 = loadavg()[0]!;
   try {
     console.log(
@@ -113,17 +94,15 @@ async function main(): Promise<void> {
     // The faster of the two fetch passes is the baseline: on a shared machine that is the fairer one.
     const fetched = fetchedBefore.seconds <= fetchedAfter.seconds ? fetchedBefore : fetchedAfter;
 
-    await app.listen({ port: 0, host: '127.0.0.1' });
     const slug = generatedArticle(ARTICLES >> 1, 0).slug;
-    const pageUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/blog/${slug}`;
+    const pageUrl = `${await listenOnLoopback(app)}/blog/${slug}`;
     const html = await (await fetch(pageUrl)).text();
     const memory = Fastify();
     memory.get('/blog/:slug', async (_request, reply) => reply.type('text/html; charset=utf-8').send(html));
-    await memory.listen({ port: 0, host: '127.0.0.1' });
-    const memoryUrl = `http://127.0.0.1:${(memory.server.address() as AddressInfo).port}/blog/${slug}`;
+    const memoryUrl = `${await listenOnLoopback(memory)}/blog/${slug}`;
     console.log(`GET /blog/:slug for ${LOAD_SECONDS} s, then the same HTML from memory ...`);
     // Two rounds each, alternating, the better round kept: the load of other work varies over time.
-    const best = (a: Load, b: Load) => (a.rps >= b.rps ? a : b);
+    const best = (a: HttpLoad, b: HttpLoad) => (a.rps >= b.rps ? a : b);
     const ours1 = await load(pageUrl);
     const memory1 = await load(memoryUrl);
     const ours = best(ours1, await load(pageUrl));
@@ -154,7 +133,7 @@ async function main(): Promise<void> {
       [
         'GET /blog/:slug (stored row, rendered)',
         `${Math.round(ours.rps).toLocaleString('en-US')} req/s`,
-        `p50 ${ours.p50} ms, p99 ${ours.p99} ms, ${ours.errors} errors, ${formatRatio(ours.rps, baseline.rps)} of memory (target >= 0.5x)`,
+        `p50 ${ours.p50} ms, p99 ${ours.p99} ms, ${formatRatio(ours.rps, baseline.rps)} of memory (target >= 0.5x)`,
       ],
       [
         'Fastify, same HTML from memory',
@@ -182,7 +161,7 @@ ${ARTICLES.toLocaleString('en-US')} generated articles of about ${ARTICLE_BYTES 
 article is one request, at most 8 in flight. "Fetch only" makes the same requests with the same client and
 stores nothing. A full sync answers once site_content shows every row. The HTML is stored as it came and
 sanitized when a page is first rendered (the page is then cached per process), so sanitizing is not part of
-the sync. Page load: autocannon in its own process, ${CONNECTIONS}
+the sync. Page load: autocannon in its own process (a failed request fails the run), ${CONNECTIONS}
 connections, two alternating rounds of ${LOAD_SECONDS} s each (the better kept), one article page of ${(page / 1000).toFixed(1)} KB.
 
 ${markdownTable(headers, rows)}
@@ -213,11 +192,8 @@ trip or commit waits on another. The unchanged pass appends nothing; it reads ea
     );
   } finally {
     await app.close();
-    await projections.stop();
-    await store.close();
-    await pool.end();
+    await bench.close();
     fake.process.kill('SIGTERM');
-    await database.drop();
     await server.stop();
   }
 }
@@ -230,18 +206,11 @@ async function serveFake(): Promise<void> {
   process.on('SIGTERM', () => void api.close().then(() => process.exit(0)));
 }
 
+/** The load generator's own process: a warm-up, then the measured run; any failed request fails it. */
 async function runLoad(url: string, seconds: number): Promise<void> {
-  const autocannon = createRequire(import.meta.url)('autocannon') as typeof import('autocannon');
-  const options = { url, connections: CONNECTIONS };
-  await autocannon({ ...options, duration: 2 });
-  const result = await autocannon({ ...options, duration: seconds });
-  const summary: Load = {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    errors: result.errors + result.non2xx,
-  };
-  process.stdout.write(`${JSON.stringify(summary)}\n`);
+  await httpLoad({ url, connections: CONNECTIONS, seconds: 2 });
+  const result = await httpLoad({ url, connections: CONNECTIONS, seconds });
+  process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 
 const role = process.argv[2];
