@@ -51,6 +51,19 @@ export class Projections {
     return [...this.runners.values()].some((r) => r.currentState === 'failed');
   }
 
+  /**
+   * The projections that are failed, here or in the process holding their lock: a standby's runner
+   * never sees the poison event, but the holder records the failure in the checkpoint row.
+   */
+  async failedNames(): Promise<string[]> {
+    const stored = new Set(
+      (await checkpoints.all(this.pool)).filter((r) => r.state === 'failed').map((r) => r.name),
+    );
+    return [...this.runners.values()]
+      .filter((r) => r.currentState === 'failed' || stored.has(r.projection.name))
+      .map((r) => r.projection.name);
+  }
+
   async status(): Promise<ProjectionStatus[]> {
     const head = await this.store.head();
     const rows = new Map((await checkpoints.all(this.pool)).map((r) => [r.name, r]));

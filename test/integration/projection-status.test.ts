@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { Projections } from '../../src/projection/projections.ts';
-import { startTestApp } from '../support/app.ts';
+import { serveApp, startTestApp } from '../support/app.ts';
 import { eventually } from '../support/eventually.ts';
 import { freshDatabase } from '../support/postgres.ts';
 import {
@@ -70,6 +70,26 @@ test('a poison event stops its projection only, is recorded, and fails /readyz',
     assert.not.match(body.checks.projections.detail, 'sturdy');
   } finally {
     await t.close();
+  }
+});
+
+test("a standby process's /readyz shows a failure recorded by the process holding the lock", async () => {
+  const poisonId = randomUUID();
+  const poisoned = () => counterProjection('fragile', { poison: new Set([poisonId]) });
+  const holder = await startTestApp({ projections: [poisoned()] });
+  // Started second: the lock is taken, so this process's runner stands by and never sees the event.
+  const standby = await serveApp(holder.db, { projections: [poisoned()] });
+  try {
+    assert.is((await standby.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+    await holder.deps.store.append('counter-p', [{ id: poisonId, type: COUNTED, data: { by: 1 } }]);
+    await eventually('the holder to fail', () => holder.deps.projections.anyFailed());
+    assert.is(standby.deps.projections.anyFailed(), false, 'the standby runner itself saw nothing');
+    const ready = await standby.app.inject({ method: 'GET', url: '/readyz' });
+    assert.is(ready.statusCode, 503);
+    assert.match(ready.json().checks.projections.detail, 'fragile');
+  } finally {
+    await standby.close();
+    await holder.close();
   }
 });
 
