@@ -16,10 +16,10 @@ import { cpus, loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import Fastify from 'fastify';
 import { syncRoutes } from '../commands/sync-articles.ts';
-import { siteContentProjection } from '../projections/site-content.ts';
 import { blogPageRoutes } from '../queries/blog-page.ts';
 import { ContentApiClient } from '../src/content-api/client.ts';
 import { buildApp } from '../src/http/app.ts';
+import { projections as serviceProjections } from '../src/modules.ts';
 import { generatedArticle } from '../test/support/content-samples.ts';
 import { startFakeContentApi } from '../test/support/fake-content-api.ts';
 import { type HttpLoad, httpLoad, listenOnLoopback, openBenchDeps } from './lib/bench-app.ts';
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   const server = await startBenchServer();
   const fake = child('fake');
   const fakeUrl = await fake.firstLine;
-  const bench = await openBenchDeps(server, 'sync', [siteContentProjection], {
+  const bench = await openBenchDeps(server, 'sync', serviceProjections, {
     LOG_LEVEL: 'warn',
     CRON_SECRET: CRON,
     SITE_URL: 'https://site.test',
@@ -159,7 +159,8 @@ async function main(): Promise<void> {
 ${ARTICLES.toLocaleString('en-US')} generated articles of about ${ARTICLE_BYTES / 1000} KB of HTML each, served by the fake content API
 (\`test/support/fake-content-api.ts\`) in a process of its own on loopback; list items carry no HTML, so every
 article is one request, at most 8 in flight. "Fetch only" makes the same requests with the same client and
-stores nothing. A full sync answers once site_content shows every row. The HTML is stored as it came and
+stores nothing. A full sync answers once site_content shows every row; every projection of the service runs
+meanwhile, as under \`npm start\` (the others read the same events and skip them). The HTML is stored as it came and
 sanitized when a page is first rendered (the page is then cached per process), so sanitizing is not part of
 the sync. Page load: autocannon in its own process (a failed request fails the run), ${CONNECTIONS}
 connections, two alternating rounds of ${LOAD_SECONDS} s each (the better kept), one article page of ${(page / 1000).toFixed(1)} KB.

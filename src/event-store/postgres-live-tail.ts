@@ -21,6 +21,8 @@ export class LiveTail {
   private closed = false;
   private notifying?: Promise<unknown>;
   private notifyAgain = false;
+  /** Page reads under way, by cursor and size: followers at the same place share one read. */
+  private readonly reading = new Map<string, Promise<RecordedEvent[]>>();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -42,7 +44,7 @@ export class LiveTail {
         await this.ensureListener();
         let pollMs = MIN_POLL_MS;
         while (active) {
-          const page = await this.readPage(cursor, this.pageSize);
+          const page = await this.sharedRead(cursor);
 
           for (const event of page) {
             if (!active) return;
@@ -72,6 +74,21 @@ export class LiveTail {
         this.wakeups.off('wake', onWake);
       };
     });
+  }
+
+  /**
+   * Every projection runner of a process follows the tail, and those at the head all wake on the same
+   * append at the same cursor: one query (and one parse and validation of each event) serves them all,
+   * instead of one per runner. Only reads under way are shared, so nobody gets a page older than its
+   * own wake-up. The events are shared too: followers must not change them.
+   */
+  private sharedRead(from: Position): Promise<RecordedEvent[]> {
+    const key = `${from.commit}:${from.prepare}`;
+    const underWay = this.reading.get(key);
+    if (underWay) return underWay;
+    const page = this.readPage(from, this.pageSize).finally(() => this.reading.delete(key));
+    this.reading.set(key, page);
+    return page;
   }
 
   /** After a committed append: wake this process's followers now, other processes with a NOTIFY. */
