@@ -116,7 +116,7 @@ export async function handleCommand<S, C, E extends DomainEvent>(
 export interface BatchCommandOptions<S, C, E extends DomainEvent> {
   store: EventStore;
   decider: Decider<S, C, E>;
-  /** One command per stream; a stream named twice is decided twice against the same read. */
+  /** The commands and their streams; a stream named twice is decided again after the first lands. */
   items: readonly { stream: string; command: C; metadata: EventMetadata; now: Date }[];
   maxRetries?: number;
 }
@@ -127,9 +127,10 @@ export type BatchCommandOutcome<S, E> =
 
 /**
  * `handleCommand` for many streams at once, for deciders whose state is the stream's last event (an
- * article: reading only that one keeps a stream re-synced every hour cheap): one read of every stream's last event, one `appendToStreams`; the commands whose stream
- * was written in between are read and decided again, the others are done. Outcomes in item order; a
- * refusal or a failure is that item's outcome alone.
+ * article: reading only that one keeps a stream re-synced every hour cheap). One read of every stream's
+ * last event, one `appendToStreams`; the commands whose stream was written in between are read and
+ * decided again, the others are done. Outcomes in item order; a refusal or a failure is that item's
+ * outcome alone. A whole call failing (the store unreachable) rejects.
  */
 export async function handleCommandBatch<S, C, E extends DomainEvent>(
   options: BatchCommandOptions<S, C, E>,
