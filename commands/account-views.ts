@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { API_KEYS, type ApiKeyRow } from '../projections/api-keys.ts';
 import { ORGANIZATIONS, type OrganizationRow } from '../projections/organizations.ts';
 import { USERS, type UserRow } from '../projections/users.ts';
+import { API_KEY_USAGE } from '../src/auth/last-used.ts';
 import { SCOPES } from '../src/auth/scopes.ts';
 import type { Pool } from '../src/db/pool.ts';
 
@@ -64,20 +65,20 @@ export const organizationData = (row: OrganizationRow): z.infer<typeof organizat
   balance: row.credit_balance,
 });
 
-/** Every column except the secret's hash, which no answer ever carries. */
-const KEY_COLUMNS =
-  'key_id, organization_id, user_id, name, prefix, scopes, revoked, revoked_at, created_at, last_used_at';
+/** Every column except the secret's hash, which no answer ever carries, and when the key was last used. */
+const KEYS_WITH_USAGE = `
+  SELECT k.key_id, k.organization_id, k.user_id, k.name, k.prefix, k.scopes, k.revoked, k.revoked_at,
+         k.created_at, u.last_used_at
+  FROM ${API_KEYS} k LEFT JOIN ${API_KEY_USAGE} u ON u.key_id = k.key_id`;
 
 export async function readKey(pool: Pool, keyId: string): Promise<ApiKeyRow | undefined> {
-  const { rows } = await pool.query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM ${API_KEYS} WHERE key_id = $1`, [
-    keyId,
-  ]);
+  const { rows } = await pool.query<ApiKeyRow>(`${KEYS_WITH_USAGE} WHERE k.key_id = $1`, [keyId]);
   return rows[0];
 }
 
 export async function readOrganizationKeys(pool: Pool, organizationId: string): Promise<ApiKeyRow[]> {
   const { rows } = await pool.query<ApiKeyRow>(
-    `SELECT ${KEY_COLUMNS} FROM ${API_KEYS} WHERE organization_id = $1 ORDER BY created_at, key_id`,
+    `${KEYS_WITH_USAGE} WHERE k.organization_id = $1 ORDER BY k.created_at, k.key_id`,
     [organizationId],
   );
   return rows;

@@ -18,17 +18,19 @@ export interface ApiKeyRow {
   revoked: boolean;
   revoked_at: Date | null;
   created_at: Date;
+  /** Not a column of this table: joined from api_key_usage where a query shows it. */
   last_used_at: Date | null;
 }
 
 /**
  * API keys as the authenticator reads them on every request: the secret's SHA-256 (never the secret),
- * scopes, revocation, and when the key was last used. `last_used_at` is the one column written outside
- * this projection (src/auth/last-used.ts explains why); apply never touches it.
+ * scopes and revocation. When a key was last used is kept beside it, in api_key_usage
+ * (src/auth/last-used.ts), so that a rebuild of this projection cannot lose it.
  */
 export const apiKeysProjection: Projection = {
   name: 'api_keys',
-  version: 1,
+  // 2: last_used_at moved out to api_key_usage.
+  version: 2,
   handles: ['ApiKeyIssued', 'ApiKeyRevoked'],
   tables: {
     [API_KEYS]: (t) => [
@@ -42,8 +44,7 @@ export const apiKeysProjection: Projection = {
         secret_hash     text NOT NULL,
         revoked         boolean NOT NULL DEFAULT false,
         revoked_at      timestamptz,
-        created_at      timestamptz NOT NULL,
-        last_used_at    timestamptz
+        created_at      timestamptz NOT NULL
       )`,
       `CREATE INDEX ${t}_organization_idx ON ${t} (organization_id, created_at)`,
     ],

@@ -10,6 +10,7 @@ import {
 import { API_KEYS, type ApiKeyRow } from '../projections/api-keys.ts';
 import { ORGANIZATIONS, type OrganizationRow } from '../projections/organizations.ts';
 import { USERS, type UserRow } from '../projections/users.ts';
+import { API_KEY_USAGE } from '../src/auth/last-used.ts';
 import { AppError } from '../src/errors.ts';
 import { principalOf } from '../src/http/access-hook.ts';
 import type { RouteModule } from '../src/http/app.ts';
@@ -29,11 +30,12 @@ type MeRow = ApiKeyRow &
 /** One round trip: the key joined with its user and organization. */
 const ME_SQL = `
   SELECT k.key_id, k.organization_id, k.user_id, k.name, k.prefix, k.scopes, k.revoked, k.revoked_at,
-         k.created_at, k.last_used_at, u.email, u.first_name, u.last_name, u.created_at AS user_created_at,
+         k.created_at, usage.last_used_at, u.email, u.first_name, u.last_name, u.created_at AS user_created_at,
          o.name AS organization_name, o.credit_balance
   FROM ${API_KEYS} k
   JOIN ${USERS} u ON u.user_id = k.user_id
   JOIN ${ORGANIZATIONS} o ON o.organization_id = k.organization_id
+  LEFT JOIN ${API_KEY_USAGE} usage ON usage.key_id = k.key_id
   WHERE k.key_id = $1`;
 
 /** GET /api/me: the calling key, its user, and its organization with the credit balance. */

@@ -1,16 +1,17 @@
-import { API_KEYS } from '../../projections/api-keys.ts';
 import type { Pool } from '../db/pool.ts';
 
 const INTERVAL_MS = 60_000;
 
+/** One row per key that has been used; outside the api_keys read model (the migration explains why). */
+export const API_KEY_USAGE = 'api_key_usage';
+
 /**
  * Records when each key was last used, at most once per key per minute and off the request's path.
  *
- * Why a direct UPDATE of the read model rather than an event: "last used" is telemetry, not a business
- * fact. As events it would add one entry per active key per minute to the log forever, and every
- * projection would have to page past them. The price is that a rebuild of the api_keys projection
- * starts with `last_used_at` empty until each key is used again, which is acceptable for a hint shown
- * in key listings. The write is fire-and-forget: a failure costs one missed timestamp, never a request.
+ * Why a table of its own rather than an event: "last used" is telemetry, not a business fact. As events
+ * it would add one entry per active key per minute to the log forever, and every projection would have
+ * to page past them. Kept apart from the api_keys read model, a rebuild of that projection leaves it
+ * as it was. The write is fire-and-forget: a failure costs one missed timestamp, never a request.
  */
 export class LastUsedRecorder {
   private readonly written = new Map<string, number>();
@@ -29,7 +30,11 @@ export class LastUsedRecorder {
     this.written.set(keyId, now);
     if (this.written.size > 10_000) this.prune(now);
     const write = this.pool
-      .query(`UPDATE ${API_KEYS} SET last_used_at = now() WHERE key_id = $1`, [keyId])
+      .query(
+        `INSERT INTO ${API_KEY_USAGE} (key_id, last_used_at) VALUES ($1, now())
+         ON CONFLICT (key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at`,
+        [keyId],
+      )
       .catch(() => {})
       .finally(() => this.inflight.delete(write));
     this.inflight.add(write);

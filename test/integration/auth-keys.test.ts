@@ -1,6 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { apiKeysProjection } from '../../projections/api-keys.ts';
 import { authStateFor } from '../../src/auth/authenticator.ts';
+import { rebuildProjection } from '../../src/projection/rebuild.ts';
 import {
   accounts,
   type BootstrappedAccount,
@@ -180,6 +182,19 @@ test('GET /api/me answers the key metadata, user and credit balance, and records
   await authStateFor(t.db.pool).lastUsed.settled();
   const second = await call(t.app, 'GET', '/api/me', { headers: bearer(fresh.apiKey) });
   assert.type(second.body.keyMetadata.lastUsedAt, 'string');
+});
+
+test('a rebuild of the api_keys projection keeps when each key was last used', async ({ t, account }) => {
+  await call(t.app, 'GET', '/api/me', { headers: bearer(account.apiKey) });
+  await authStateFor(t.db.pool).lastUsed.settled();
+  const before = (await call(t.app, 'GET', '/api/keys', { headers: bearer(account.apiKey) })).body;
+  const used = before.keys.find((k: { id: string }) => k.id === account.keyId).lastUsedAt;
+  assert.type(used, 'string');
+
+  const result = await rebuildProjection(t.deps.store, t.db.pool, apiKeysProjection, { actor: 'test' });
+  assert.is(result.outcome, 'swapped');
+  const after = (await call(t.app, 'GET', '/api/keys', { headers: bearer(account.apiKey) })).body;
+  assert.equal(after, before, 'every key, last use included, as before the rebuild');
 });
 
 test.run();
