@@ -5,8 +5,13 @@ import type { Position, RecordedEvent } from './port.ts';
 
 type ReadPage = (from: Position, limit: number) => Promise<RecordedEvent[]>;
 
-const MIN_POLL_MS = 10;
-const MAX_POLL_MS = 1000;
+/** Polling bounds: back off from the first to the second while nothing new comes. */
+export interface PollBounds {
+  minMs: number;
+  maxMs: number;
+}
+
+const DEFAULT_POLL: PollBounds = { minMs: 10, maxMs: 1000 };
 
 /**
  * Follows `$all` for any number of subscribers: pages through what is there, then waits for a
@@ -21,13 +26,16 @@ export class LiveTail {
   private closed = false;
   private notifying?: Promise<unknown>;
   private notifyAgain = false;
-  /** Page reads under way, by cursor and size: followers at the same place share one read. */
+  /** Page reads under way, by wake-up generation and cursor: followers at the same place share one. */
   private readonly reading = new Map<string, Promise<RecordedEvent[]>>();
+  /** Counts wake-ups: a follower that was reading when one came reads again instead of sleeping. */
+  private generation = 0;
 
   constructor(
     private readonly pool: pg.Pool,
     private readonly readPage: ReadPage,
     private readonly pageSize: number,
+    private readonly poll: PollBounds = DEFAULT_POLL,
   ) {
     this.wakeups.setMaxListeners(0);
   }
@@ -42,9 +50,10 @@ export class LiveTail {
 
       const loop = async () => {
         await this.ensureListener();
-        let pollMs = MIN_POLL_MS;
+        let pollMs = this.poll.minMs;
         while (active) {
-          const page = await this.sharedRead(cursor);
+          const generation = this.generation;
+          const page = await this.sharedRead(cursor, generation);
 
           for (const event of page) {
             if (!active) return;
@@ -52,17 +61,19 @@ export class LiveTail {
             cursor = event.position;
           }
           if (page.length === this.pageSize) continue;
-          if (page.length > 0) pollMs = MIN_POLL_MS;
+          if (page.length > 0) pollMs = this.poll.minMs;
+          // Woken while the read was under way: what woke us may have committed after the read began.
+          if (this.generation !== generation) continue;
           await new Promise<void>((resolve) => {
             const timer = setTimeout(resolve, pollMs);
             wake = () => {
               clearTimeout(timer);
-              pollMs = MIN_POLL_MS;
+              pollMs = this.poll.minMs;
               resolve();
             };
           });
           wake = undefined;
-          pollMs = Math.min(pollMs * 2, MAX_POLL_MS);
+          pollMs = Math.min(pollMs * 2, this.poll.maxMs);
         }
       };
       loop().catch((error) => {
@@ -79,11 +90,12 @@ export class LiveTail {
   /**
    * Every projection runner of a process follows the tail, and those at the head all wake on the same
    * append at the same cursor: one query (and one parse and validation of each event) serves them all,
-   * instead of one per runner. Only reads under way are shared, so nobody gets a page older than its
-   * own wake-up. The events are shared too: followers must not change them.
+   * instead of one per runner. A read is shared only among followers that saw the same wake-ups, so
+   * nobody gets a page older than its own wake-up. The events are shared too: followers must not
+   * change them.
    */
-  private sharedRead(from: Position): Promise<RecordedEvent[]> {
-    const key = `${from.commit}:${from.prepare}`;
+  private sharedRead(from: Position, generation: number): Promise<RecordedEvent[]> {
+    const key = `${generation}:${from.commit}:${from.prepare}`;
     const underWay = this.reading.get(key);
     if (underWay) return underWay;
     const page = this.readPage(from, this.pageSize).finally(() => this.reading.delete(key));
@@ -93,8 +105,13 @@ export class LiveTail {
 
   /** After a committed append: wake this process's followers now, other processes with a NOTIFY. */
   appended(): void {
-    this.wakeups.emit('wake');
+    this.wakeAll();
     this.notifyOthers();
+  }
+
+  private wakeAll(): void {
+    this.generation++;
+    this.wakeups.emit('wake');
   }
 
   // At most one NOTIFY in flight per process: appends finishing meanwhile ask for one more after it,
@@ -122,7 +139,7 @@ export class LiveTail {
     this.connecting ??= (async () => {
       const options = this.pool.options;
       const client = new pg.Client({ ...options });
-      client.on('notification', () => this.wakeups.emit('wake'));
+      client.on('notification', () => this.wakeAll());
       // A lost LISTEN connection is not fatal: followers keep polling and the next follow reconnects.
       client.on('error', () => {
         if (this.listener === client) this.listener = undefined;
@@ -142,7 +159,7 @@ export class LiveTail {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.wakeups.emit('wake');
+    this.wakeAll();
     await this.notifying;
     await this.connecting;
     await this.listener?.end().catch(() => {});
