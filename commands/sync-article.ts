@@ -50,6 +50,21 @@ export function contentHash(kind: string, article: ArticleContent): string {
     .digest('hex');
 }
 
+/**
+ * The hash as events stored before contentHash took its present form: an article stored then and
+ * unchanged since must still count as unchanged, not be appended again on the next sync.
+ */
+function earlierContentHash(kind: string, article: ArticleContent): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ kind, ...article }))
+    .digest('hex');
+}
+
+const unchanged = (stored: string | undefined, command: SyncArticleCommand): boolean =>
+  stored !== undefined &&
+  (stored === contentHash(command.kind, command.article) ||
+    stored === earlierContentHash(command.kind, command.article));
+
 export function effectiveUpdatedAt(
   data: Pick<ArticleSyncedData, 'updatedAt' | 'publishedAt' | 'fetchedAt'>,
 ): string {
@@ -69,9 +84,9 @@ export const articleDecider: Decider<ArticleState, SyncArticleCommand, ArticleEv
     }
   },
   decide: (command, state, now) => {
-    const hash = contentHash(command.kind, command.article);
     // Unchanged content appends nothing: a re-sync of the same article leaves the log as it was.
-    if (state.contentHash === hash) return [];
+    if (unchanged(state.contentHash, command)) return [];
+    const hash = contentHash(command.kind, command.article);
     return [
       {
         type: 'ArticleSynced',

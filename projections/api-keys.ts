@@ -18,7 +18,7 @@ export interface ApiKeyRow {
   revoked: boolean;
   revoked_at: Date | null;
   created_at: Date;
-  /** Not a column of this table: joined from api_key_usage where a query shows it. */
+  /** Joined from api_key_usage where a query shows it (this table's own column is no longer written). */
   last_used_at: Date | null;
 }
 
@@ -29,8 +29,7 @@ export interface ApiKeyRow {
  */
 export const apiKeysProjection: Projection = {
   name: 'api_keys',
-  // 2: last_used_at moved out to api_key_usage.
-  version: 2,
+  version: 1,
   handles: ['ApiKeyIssued', 'ApiKeyRevoked'],
   tables: {
     [API_KEYS]: (t) => [
@@ -44,7 +43,10 @@ export const apiKeysProjection: Projection = {
         secret_hash     text NOT NULL,
         revoked         boolean NOT NULL DEFAULT false,
         revoked_at      timestamptz,
-        created_at      timestamptz NOT NULL
+        created_at      timestamptz NOT NULL,
+        -- No longer written (see api_key_usage); kept so that processes of the previous release,
+        -- which still read it during a rolling deploy, keep working. To be dropped by a migration.
+        last_used_at    timestamptz
       )`,
       `CREATE INDEX ${t}_organization_idx ON ${t} (organization_id, created_at)`,
     ],

@@ -15,8 +15,7 @@ export const SITE_CONTENT_PROJECTION = 'site_content';
  */
 export const siteContentProjection: Projection = {
   name: SITE_CONTENT_PROJECTION,
-  // 2: upstream_html stored uncompressed.
-  version: 2,
+  version: 1,
   handles: ['ArticleSynced'],
   tables: {
     [SITE_CONTENT]: (t) => [
@@ -40,7 +39,8 @@ export const siteContentProjection: Projection = {
       `CREATE INDEX ${t}_newest ON ${t} (kind, (coalesce(published_at, updated_at)) DESC, slug)`,
       // Out of line but not compressed: pglz was the largest single cost of a sync in PostgreSQL (about
       // 1 s of CPU per 100 MB) and is paid again on every uncached page view; this table holds one row
-      // per article, so the space it saves is small. The event log keeps its history compressed.
+      // per article, so the space it saves is small. The event log keeps its history compressed. (A
+      // table created before this line has it from migration 1700000000006.)
       `ALTER TABLE ${t} ALTER COLUMN upstream_html SET STORAGE EXTERNAL`,
     ],
   },

@@ -138,15 +138,28 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
   const { store, decider, items } = options;
   const retries = options.maxRetries ?? 20;
   const outcomes: BatchCommandOutcome<S, E>[] = new Array(items.length);
+  const conflicts = new Array<number>(items.length).fill(0);
   let pending = items.map((_, i) => i);
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt > 0) await conflictBackoff(attempt - 1);
-    const lasts = await store.readLastEvents(pending.map((i) => items[i]!.stream));
-    const toAppend: { index: number; decided: ReturnType<typeof decideOn<S, C, E>> }[] = [];
+  while (pending.length > 0) {
+    // One decision per stream a round: a stream named again is decided on what the first one left.
+    const round: number[] = [];
+    const later: number[] = [];
+    const named = new Set<string>();
     for (const index of pending) {
+      const { stream } = items[index]!;
+      (named.has(stream) ? later : round).push(index);
+      named.add(stream);
+    }
+    const lasts = await readLastEach(
+      store,
+      round.map((i) => items[i]!.stream),
+    );
+    const toAppend: { index: number; decided: ReturnType<typeof decideOn<S, C, E>> }[] = [];
+    for (const index of round) {
       const { stream, command, metadata, now } = items[index]!;
       const last = lasts.get(stream);
       try {
+        if (last instanceof Error) throw last;
         const decided = decideOn(decider, command, fold(decider, last ? [last] : []), now, metadata);
         if (decided.events.length > 0) toAppend.push({ index, decided });
         else {
@@ -166,19 +179,49 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
         expectedRevision: decided.expected,
       })),
     );
-    pending = [];
+    const conflicted: number[] = [];
     appended.forEach((outcome, k) => {
       const { index, decided } = toAppend[k]!;
       if (outcome.ok) {
         const { events, state } = decided;
         const revision = outcome.result.nextExpectedRevision;
         outcomes[index] = { ok: true, result: { events, state, appended: outcome.result, revision } };
-      } else if (outcome.error instanceof WrongExpectedRevisionError && attempt < retries) {
-        pending.push(index);
+      } else if (outcome.error instanceof WrongExpectedRevisionError && conflicts[index]! < retries) {
+        conflicts[index]!++;
+        conflicted.push(index);
       } else {
         outcomes[index] = { ok: false, error: outcome.error };
       }
     });
+    if (conflicted.length > 0) await conflictBackoff(Math.max(...conflicted.map((i) => conflicts[i]!)) - 1);
+    pending = [...conflicted, ...later].sort((a, b) => a - b);
   }
   return outcomes;
 }
+
+/**
+ * The last event of each stream in one read; when that read fails (one stream's last event no longer
+ * decodes, say), each stream is read alone, so that the failure is that stream's outcome only.
+ */
+async function readLastEach(
+  store: EventStore,
+  streams: readonly string[],
+): Promise<Map<string, RecordedEvent | Error | undefined>> {
+  try {
+    const lasts = await store.readLastEvents(streams);
+    return new Map(streams.map((s) => [s, lasts.get(s)]));
+  } catch (error) {
+    if (streams.length <= 1) return new Map(streams.map((s) => [s, asError(error)]));
+    const each = await Promise.all(
+      streams.map((s) =>
+        store.readLastEvents([s]).then(
+          (lasts) => lasts.get(s),
+          (e: unknown) => asError(e),
+        ),
+      ),
+    );
+    return new Map(streams.map((s, i) => [s, each[i]]));
+  }
+}
+
+const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

@@ -1,24 +1,33 @@
 import type { EventStore, RecordedEvent, StreamAppend, StreamAppendOutcome } from './port.ts';
 
 /**
- * `appendToStreams` as one `append` per stream, all under way at once: for a store with no batch of its
- * own (EventStoreDB), and for the PostgreSQL adapter when its one-statement batch cannot answer.
+ * `appendToStreams` as one `append` per part: for a store with no batch of its own (EventStoreDB), and
+ * for the PostgreSQL adapter when its one-statement batch cannot answer. Streams go concurrently; the
+ * parts of one stream go one after the other, in the order given.
  */
-export function appendEach(
+export async function appendEach(
   store: Pick<EventStore, 'append'>,
   appends: readonly StreamAppend[],
 ): Promise<StreamAppendOutcome[]> {
-  return Promise.all(
-    appends.map((a) =>
-      store.append(a.stream, a.events, { expectedRevision: a.expectedRevision }).then(
-        (result): StreamAppendOutcome => ({ ok: true, result }),
-        (error: unknown): StreamAppendOutcome => ({
-          ok: false,
-          error: error instanceof Error ? error : new Error(String(error)),
-        }),
-      ),
-    ),
+  const outcomes: StreamAppendOutcome[] = new Array(appends.length);
+  const byStream = new Map<string, number[]>();
+  appends.forEach((a, i) => {
+    byStream.set(a.stream, [...(byStream.get(a.stream) ?? []), i]);
+  });
+  await Promise.all(
+    [...byStream.values()].map(async (indices) => {
+      for (const i of indices) {
+        const a = appends[i]!;
+        try {
+          const result = await store.append(a.stream, a.events, { expectedRevision: a.expectedRevision });
+          outcomes[i] = { ok: true, result };
+        } catch (error) {
+          outcomes[i] = { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+        }
+      }
+    }),
   );
+  return outcomes;
 }
 
 /** `readLastEvents` as one backwards read of a single event per stream, all under way at once. */

@@ -121,11 +121,11 @@ export class PostgresEventStore implements EventStore {
           [JSON.stringify(payload)],
         );
         rows = result.rows;
-      } catch (error) {
-        // A retried batch collides on its event ids and the statement appended nothing: each stream
-        // answers on its own then, with append's own idempotency.
-        if (isEventIdConflict(error)) return appendEach(this, appends);
-        throw error;
+      } catch {
+        // The statement appended nothing: a retried batch colliding on its event ids, a payload the
+        // server refuses (a NUL in a string), a deadlock. Each part goes on its own then, with
+        // append's own idempotency, so that a failure stays with its part.
+        return appendEach(this, appends);
       }
     }
     const byCall = new Map(valid.map((c, i) => [c, rows.find((r) => r.idx === i)]));

@@ -40,7 +40,10 @@ export function registerHealthRoutes(app: ZodApp, deps: AppDeps): void {
       schema: { tags: ['health'], response: { 200: readiness, 503: readiness } },
     },
     async (_request, reply) => {
-      let failed: string[] = [];
+      // Without the database, what this process's own runners know.
+      let failed = [...deps.projections.runners.values()]
+        .filter((r) => r.currentState === 'failed')
+        .map((r) => r.projection.name);
       const [database, eventStore] = await Promise.all([
         // Reading the projections' checkpoint rows is the database check as well.
         probe('database', deps, async () => {

@@ -10,13 +10,19 @@ RETURNS TABLE (idx integer, ok boolean, revision bigint, last_tx xid8, last_posi
 LANGUAGE plpgsql AS $$
 DECLARE
   a jsonb;
-  i integer := 0;
+  i integer;
 BEGIN
-  FOR a IN SELECT value FROM jsonb_array_elements(p_appends) LOOP
+  -- Stream order, not payload order: two batches naming the same streams take their row locks in the
+  -- same order and cannot deadlock. Parts of one stream keep their order; idx is the part's place in
+  -- the payload (from 0).
+  FOR a, i IN
+    SELECT value, (ordinality - 1)::integer
+    FROM jsonb_array_elements(p_appends) WITH ORDINALITY
+    ORDER BY value->>'stream', ordinality
+  LOOP
     RETURN QUERY
       SELECT i, r.ok, r.revision, r.last_tx, r.last_position
       FROM append_events(a->>'stream', a->>'expected', a->'events') r;
-    i := i + 1;
   END LOOP;
 END;
 $$;

@@ -12,7 +12,8 @@ CREATE TABLE api_key_usage (
 DO $$
 BEGIN
   IF to_regclass('api_keys') IS NOT NULL AND EXISTS (
-    SELECT 1 FROM information_schema.columns WHERE table_name = 'api_keys' AND column_name = 'last_used_at'
+    SELECT 1 FROM information_schema.columns
+    WHERE table_schema = current_schema() AND table_name = 'api_keys' AND column_name = 'last_used_at'
   ) THEN
     EXECUTE 'INSERT INTO api_key_usage (key_id, last_used_at)
              SELECT key_id, last_used_at FROM api_keys WHERE last_used_at IS NOT NULL';

@@ -99,4 +99,46 @@ test('the same stream twice in one batch: both decisions land, in order', async 
   );
 });
 
+test('a stream named again in one batch is decided on what the first command left', async ({ store }) => {
+  await store.append('counter-back', [{ type: 'CounterSet', data: { value: 5 } }]);
+  // 5 -> 6 -> 5: the second command is a change after the first, not "unchanged" against the read.
+  const outcomes = await handleCommandBatch({
+    store,
+    decider: counter,
+    items: items([
+      ['counter-back', 6],
+      ['counter-back', 5],
+    ]),
+  });
+  assert.ok(outcomes.every((o) => o.ok));
+  assert.equal(
+    (await store.readStream('counter-back')).map((e) => e.data),
+    [{ value: 5 }, { value: 6 }, { value: 5 }],
+  );
+});
+
+test('a stream whose last event no longer reads fails alone; the others are decided', async ({
+  store,
+  db,
+}) => {
+  // Written past the registry, as a bug or a hand edit might have: the schema wants an integer.
+  await db.pool.query(
+    `INSERT INTO streams (stream_name, revision) VALUES ('counter-broken', 0);
+     INSERT INTO events (stream_name, stream_revision, event_id, type, data)
+     VALUES ('counter-broken', 0, gen_random_uuid(), 'CounterSet', '{"value": "seven"}')`,
+  );
+  const [broken, fine] = (await handleCommandBatch({
+    store,
+    decider: counter,
+    items: items([
+      ['counter-broken', 1],
+      ['counter-fine', 1],
+    ]),
+  })) as [Outcome, Outcome];
+  assert.is(broken.ok, false);
+  assert.match(String(!broken.ok && broken.error), /CounterSet/);
+  assert.ok(fine.ok && fine.result.appended);
+  assert.is((await store.readStream('counter-fine')).length, 1);
+});
+
 test.run();

@@ -1,5 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { siteContentProjection } from '../../projections/site-content.ts';
+import { PostgresEventStore } from '../../src/event-store/postgres.ts';
+import { Projections } from '../../src/projection/projections.ts';
 import { freshDatabase, type TestDatabase } from '../support/postgres.ts';
 
 /** How the migrations store large payloads, on whichever PostgreSQL the tests run against. */
@@ -33,6 +36,22 @@ test('events.data is compressed with lz4 exactly where the server has it, else w
   const lz4 = await serverHasLz4(db);
   console.log(`  (this server ${lz4 ? 'has' : 'has no'} lz4)`);
   assert.is(rows[0]?.method, lz4 ? 'l' : '');
+});
+
+test('site_content keeps its HTML out of line and uncompressed', async ({ db }) => {
+  const store = new PostgresEventStore(db.pool);
+  const projections = new Projections(store, db.pool, [siteContentProjection]);
+  await projections.start();
+  try {
+    const { rows } = await db.pool.query<{ storage: string }>(
+      `SELECT attstorage AS storage FROM pg_attribute
+       WHERE attrelid = 'site_content'::regclass AND attname = 'upstream_html'`,
+    );
+    assert.is(rows[0]?.storage, 'e');
+  } finally {
+    await projections.stop();
+    await store.close();
+  }
 });
 
 test.run();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { articleDecider, contentHash } from '../../commands/sync-article.ts';
@@ -118,6 +119,22 @@ test('content hash: any change of a field or of the HTML changes it; equal conte
   assert.is.not(contentHash('blog', { ...article, html: `${article.html} ` }), base);
   assert.is.not(contentHash('blog', { ...article, title: `${article.title}!` }), base);
   assert.is.not(contentHash('blog', { ...article, toc: [], description: 'other' }), base);
+});
+
+test('decider: given an article stored with the earlier form of the hash, when synced unchanged, then nothing', () => {
+  const earlier = createHash('sha256')
+    .update(JSON.stringify({ kind: 'blog', ...article }))
+    .digest('hex');
+  assert.equal(
+    articleDecider.decide({ kind: 'blog', article, source: 'full' }, { contentHash: earlier }, now),
+    [],
+  );
+  const changed = { ...article, title: 'Another title' };
+  assert.is(
+    articleDecider.decide({ kind: 'blog', article: changed, source: 'full' }, { contentHash: earlier }, now)
+      .length,
+    1,
+  );
 });
 
 test('decider: given the same content, when synced again, then nothing', () => {
