@@ -65,20 +65,25 @@ export const organizationData = (row: OrganizationRow): z.infer<typeof organizat
   balance: row.credit_balance,
 });
 
-/** Every column except the secret's hash, which no answer ever carries, and when the key was last used. */
-const KEYS_WITH_USAGE = `
-  SELECT k.key_id, k.organization_id, k.user_id, k.name, k.prefix, k.scopes, k.revoked, k.revoked_at,
-         k.created_at, u.last_used_at
-  FROM ${API_KEYS} k LEFT JOIN ${API_KEY_USAGE} u ON u.key_id = k.key_id`;
+/**
+ * A key as answers show it: every column except the secret's hash, which no answer ever carries, and
+ * when the key was last used. `KEY_FIELDS` selects from `KEYS_WITH_USAGE` (aliases `k` and `usage`).
+ */
+export const KEY_FIELDS = `k.key_id, k.organization_id, k.user_id, k.name, k.prefix, k.scopes, k.revoked,
+  k.revoked_at, k.created_at, usage.last_used_at`;
+export const KEYS_WITH_USAGE = `${API_KEYS} k LEFT JOIN ${API_KEY_USAGE} usage ON usage.key_id = k.key_id`;
 
 export async function readKey(pool: Pool, keyId: string): Promise<ApiKeyRow | undefined> {
-  const { rows } = await pool.query<ApiKeyRow>(`${KEYS_WITH_USAGE} WHERE k.key_id = $1`, [keyId]);
+  const { rows } = await pool.query<ApiKeyRow>(
+    `SELECT ${KEY_FIELDS} FROM ${KEYS_WITH_USAGE} WHERE k.key_id = $1`,
+    [keyId],
+  );
   return rows[0];
 }
 
 export async function readOrganizationKeys(pool: Pool, organizationId: string): Promise<ApiKeyRow[]> {
   const { rows } = await pool.query<ApiKeyRow>(
-    `${KEYS_WITH_USAGE} WHERE k.organization_id = $1 ORDER BY k.created_at, k.key_id`,
+    `SELECT ${KEY_FIELDS} FROM ${KEYS_WITH_USAGE} WHERE k.organization_id = $1 ORDER BY k.created_at, k.key_id`,
     [organizationId],
   );
   return rows;

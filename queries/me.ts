@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import {
+  KEY_FIELDS,
+  KEYS_WITH_USAGE,
   keyListing,
   keyListingSchema,
   organizationData,
@@ -7,10 +9,9 @@ import {
   userData,
   userDataSchema,
 } from '../commands/account-views.ts';
-import { API_KEYS, type ApiKeyRow } from '../projections/api-keys.ts';
+import type { ApiKeyRow } from '../projections/api-keys.ts';
 import { ORGANIZATIONS, type OrganizationRow } from '../projections/organizations.ts';
 import { USERS, type UserRow } from '../projections/users.ts';
-import { API_KEY_USAGE } from '../src/auth/last-used.ts';
 import { AppError } from '../src/errors.ts';
 import { principalOf } from '../src/http/access-hook.ts';
 import type { RouteModule } from '../src/http/app.ts';
@@ -29,13 +30,11 @@ type MeRow = ApiKeyRow &
 
 /** One round trip: the key joined with its user and organization. */
 const ME_SQL = `
-  SELECT k.key_id, k.organization_id, k.user_id, k.name, k.prefix, k.scopes, k.revoked, k.revoked_at,
-         k.created_at, usage.last_used_at, u.email, u.first_name, u.last_name, u.created_at AS user_created_at,
+  SELECT ${KEY_FIELDS}, u.email, u.first_name, u.last_name, u.created_at AS user_created_at,
          o.name AS organization_name, o.credit_balance
-  FROM ${API_KEYS} k
+  FROM ${KEYS_WITH_USAGE}
   JOIN ${USERS} u ON u.user_id = k.user_id
   JOIN ${ORGANIZATIONS} o ON o.organization_id = k.organization_id
-  LEFT JOIN ${API_KEY_USAGE} usage ON usage.key_id = k.key_id
   WHERE k.key_id = $1`;
 
 /** GET /api/me: the calling key, its user, and its organization with the credit balance. */

@@ -1,3 +1,4 @@
+import { asError } from './errors.ts';
 import { WrongExpectedRevisionError } from './event-store/errors.ts';
 import type {
   AppendResult,
@@ -150,7 +151,7 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
       (named.has(stream) ? later : round).push(index);
       named.add(stream);
     }
-    const lasts = await readLastEach(
+    const lasts = await readLastIsolated(
       store,
       round.map((i) => items[i]!.stream),
     );
@@ -203,7 +204,7 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
  * The last event of each stream in one read; when that read fails (one stream's last event no longer
  * decodes, say), each stream is read alone, so that the failure is that stream's outcome only.
  */
-async function readLastEach(
+async function readLastIsolated(
   store: EventStore,
   streams: readonly string[],
 ): Promise<Map<string, RecordedEvent | Error | undefined>> {
@@ -223,5 +224,3 @@ async function readLastEach(
     return new Map(streams.map((s, i) => [s, each[i]]));
   }
 }
-
-const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

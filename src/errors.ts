@@ -59,3 +59,6 @@ export function formatPath(path: readonly PropertyKey[]): string {
   }
   return out;
 }
+
+/** Whatever was thrown, as an Error (a rejection may carry anything). */
+export const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));

@@ -1,3 +1,4 @@
+import { asError } from '../errors.ts';
 import type { EventStore, RecordedEvent, StreamAppend, StreamAppendOutcome } from './port.ts';
 
 /**
@@ -22,7 +23,7 @@ export async function appendEach(
           const result = await store.append(a.stream, a.events, { expectedRevision: a.expectedRevision });
           outcomes[i] = { ok: true, result };
         } catch (error) {
-          outcomes[i] = { ok: false, error: error instanceof Error ? error : new Error(String(error)) };
+          outcomes[i] = { ok: false, error: asError(error) };
         }
       }
     }),

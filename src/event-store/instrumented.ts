@@ -13,6 +13,10 @@ import type {
   StreamAppendOutcome,
 } from './port.ts';
 
+function countAppended(events: readonly NewEvent[]): void {
+  for (const event of events) eventsAppended.inc({ type: event.type });
+}
+
 /**
  * The event store, counting appended events by type for /metrics. A decorator, so both adapters are
  * counted the same way and neither knows about metrics. A re-sent append (same event ids) that the
@@ -31,14 +35,14 @@ export class InstrumentedEventStore implements EventStore {
     options?: { expectedRevision?: ExpectedRevision },
   ): Promise<AppendResult> {
     const result = await this.inner.append(stream, events, options);
-    for (const event of events) eventsAppended.inc({ type: event.type });
+    countAppended(events);
     return result;
   }
 
   async appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]> {
     const outcomes = await this.inner.appendToStreams(appends);
     outcomes.forEach((outcome, i) => {
-      if (outcome.ok) for (const event of appends[i]!.events) eventsAppended.inc({ type: event.type });
+      if (outcome.ok) countAppended(appends[i]!.events);
     });
     return outcomes;
   }

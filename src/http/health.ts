@@ -41,9 +41,7 @@ export function registerHealthRoutes(app: ZodApp, deps: AppDeps): void {
     },
     async (_request, reply) => {
       // Without the database, what this process's own runners know.
-      let failed = [...deps.projections.runners.values()]
-        .filter((r) => r.currentState === 'failed')
-        .map((r) => r.projection.name);
+      let failed = deps.projections.failedHere();
       const [database, eventStore] = await Promise.all([
         // Reading the projections' checkpoint rows is the database check as well.
         probe('database', deps, async () => {

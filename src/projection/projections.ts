@@ -48,7 +48,14 @@ export class Projections {
   }
 
   anyFailed(): boolean {
-    return [...this.runners.values()].some((r) => r.currentState === 'failed');
+    return this.failedHere().length > 0;
+  }
+
+  /** The projections whose runner in this process has stopped at a poison event. */
+  failedHere(): string[] {
+    return [...this.runners.values()]
+      .filter((r) => r.currentState === 'failed')
+      .map((r) => r.projection.name);
   }
 
   /**
@@ -56,12 +63,9 @@ export class Projections {
    * never sees the poison event, but the holder records the failure in the checkpoint row.
    */
   async failedNames(): Promise<string[]> {
-    const stored = new Set(
-      (await checkpoints.all(this.pool)).filter((r) => r.state === 'failed').map((r) => r.name),
-    );
-    return [...this.runners.values()]
-      .filter((r) => r.currentState === 'failed' || stored.has(r.projection.name))
-      .map((r) => r.projection.name);
+    const here = new Set(this.failedHere());
+    const stored = (await checkpoints.all(this.pool)).filter((r) => r.state === 'failed').map((r) => r.name);
+    return [...this.runners.keys()].filter((name) => here.has(name) || stored.includes(name));
   }
 
   async status(): Promise<ProjectionStatus[]> {
