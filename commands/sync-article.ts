@@ -60,10 +60,9 @@ function earlierContentHash(kind: string, article: ArticleContent): string {
     .digest('hex');
 }
 
-const unchanged = (stored: string | undefined, command: SyncArticleCommand): boolean =>
-  stored !== undefined &&
-  (stored === contentHash(command.kind, command.article) ||
-    stored === earlierContentHash(command.kind, command.article));
+/** `hash` is the command's contentHash; the earlier form is worked out only when that one differs. */
+const unchanged = (stored: string | undefined, hash: string, command: SyncArticleCommand): boolean =>
+  stored !== undefined && (stored === hash || stored === earlierContentHash(command.kind, command.article));
 
 export function effectiveUpdatedAt(
   data: Pick<ArticleSyncedData, 'updatedAt' | 'publishedAt' | 'fetchedAt'>,
@@ -84,9 +83,9 @@ export const articleDecider: Decider<ArticleState, SyncArticleCommand, ArticleEv
     }
   },
   decide: (command, state, now) => {
-    // Unchanged content appends nothing: a re-sync of the same article leaves the log as it was.
-    if (unchanged(state.contentHash, command)) return [];
     const hash = contentHash(command.kind, command.article);
+    // Unchanged content appends nothing: a re-sync of the same article leaves the log as it was.
+    if (unchanged(state.contentHash, hash, command)) return [];
     return [
       {
         type: 'ArticleSynced',

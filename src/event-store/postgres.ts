@@ -128,7 +128,8 @@ export class PostgresEventStore implements EventStore {
         return appendEach(this, appends);
       }
     }
-    const byCall = new Map(valid.map((c, i) => [c, rows.find((r) => r.idx === i)]));
+    const rowOf = new Map(rows.map((r) => [r.idx, r]));
+    const byCall = new Map(valid.map((c, i) => [c, rowOf.get(i)]));
     const outcomes = await Promise.all(
       calls.map(async (call): Promise<StreamAppendOutcome> => {
         if (call instanceof Error) return { ok: false, error: call };
