@@ -15,7 +15,7 @@ import { authStateFor, createAuthenticator } from '../src/auth/authenticator.ts'
 import { parseKey } from '../src/auth/keys.ts';
 import type { Authenticator, Principal } from '../src/auth/scopes.ts';
 import { accounts, bootstrapAccount } from '../test/support/accounts.ts';
-import { type HttpLoad, httpLoad, median, openBenchDeps, serveBenchApp } from './lib/bench-app.ts';
+import { type HttpLoad, httpLoad, median, openBenchApp, serveBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { numberFromEnv } from './lib/timing.ts';
@@ -48,16 +48,17 @@ const load = (url: string, apiKey: string, seconds: number) =>
 
 const server = await startBenchServer();
 try {
-  const bench = await openBenchDeps(server, 'auth', accounts.projections, { TRUST_PROXY: 'true' });
+  const bench = await openBenchApp(server, 'auth', { ...accounts, authenticator: createAuthenticator });
   const { pool } = bench.deps;
   const apps: { close(): Promise<unknown> }[] = [];
+  // The other variants: the same wiring and projections, another authenticator.
   const serve = async (authenticate: Authenticator) => {
     const { app, url } = await serveBenchApp({ ...bench.deps, authenticate }, accounts.routes);
     apps.push(app);
     return url;
   };
 
-  const onUrl = await serve(createAuthenticator(pool));
+  const onUrl = bench.url;
   const account = await bootstrapAccount(onUrl);
   const principal: Principal = {
     keyId: parseKey(account.apiKey)!.keyId,

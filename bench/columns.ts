@@ -18,14 +18,7 @@ import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { tablesFeature } from '../src/modules.ts';
 import { accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createColumn, createTable } from '../test/support/tables.ts';
-import {
-  type HttpLoad,
-  httpLoad,
-  listenOnLoopback,
-  median,
-  openBenchDeps,
-  serveBenchApp,
-} from './lib/bench-app.ts';
+import { type HttpLoad, httpLoad, listenOnLoopback, median, openBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { measureLoad, numberFromEnv } from './lib/timing.ts';
@@ -91,15 +84,13 @@ async function seedTable(url: string, apiKey: string): Promise<{ tableId: string
 const loadAtStart = loadavg()[0]!.toFixed(1);
 const server = await startBenchServer();
 try {
-  const bench = await openBenchDeps(server, 'columns', [
-    ...accounts.projections,
-    ...tablesFeature.projections,
-  ]);
+  const bench = await openBenchApp(server, 'columns', {
+    projections: [...accounts.projections, ...tablesFeature.projections],
+    routes: [...accounts.routes, ...tablesFeature.routes],
+    authenticator: createAuthenticator,
+  });
   const { pool } = bench.deps;
-  const { app, url } = await serveBenchApp({ ...bench.deps, authenticate: createAuthenticator(pool) }, [
-    ...accounts.routes,
-    ...tablesFeature.routes,
-  ]);
+  const { url } = bench;
   const bare = Fastify();
   try {
     // The baseline: Fastify, the same SQL on the same pool, rows mapped the same way, nothing else.
@@ -216,7 +207,6 @@ try {
     );
   } finally {
     // Before the server goes: its shutdown ends every connection, and ours must not be caught open.
-    await app.close();
     await bare.close();
     await bench.close();
   }

@@ -18,11 +18,10 @@ import Fastify from 'fastify';
 import { syncRoutes } from '../commands/sync-articles.ts';
 import { blogPageRoutes } from '../queries/blog-page.ts';
 import { ContentApiClient } from '../src/content-api/client.ts';
-import { buildApp } from '../src/http/app.ts';
 import { projections as serviceProjections } from '../src/modules.ts';
 import { generatedArticle } from '../test/support/content-samples.ts';
 import { startFakeContentApi } from '../test/support/fake-content-api.ts';
-import { type HttpLoad, httpLoad, listenOnLoopback, openBenchDeps } from './lib/bench-app.ts';
+import { type HttpLoad, httpLoad, listenOnLoopback, openBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { CPU_HEADERS, cpuRow, fetchAll, fetchAndInsertRaw, measured } from './lib/sync-passes.ts';
@@ -61,14 +60,14 @@ async function main(): Promise<void> {
   const server = await startBenchServer();
   const fake = child('fake');
   const fakeUrl = await fake.firstLine;
-  const bench = await openBenchDeps(server, 'sync', serviceProjections, {
-    LOG_LEVEL: 'warn',
-    CRON_SECRET: CRON,
-    SITE_URL: 'https://site.test',
-  });
-  const { pool } = bench.deps;
   const client = () => new ContentApiClient({ baseUrl: fakeUrl, apiKey: KEY });
-  const app = await buildApp(bench.deps, [syncRoutes({ client: client() }), blogPageRoutes]);
+  const bench = await openBenchApp(server, 'sync', {
+    projections: serviceProjections,
+    routes: [syncRoutes({ client: client() }), blogPageRoutes],
+    env: { LOG_LEVEL: 'warn', CRON_SECRET: CRON, SITE_URL: 'https://site.test' },
+  });
+  const { app, deps } = bench;
+  const { pool } = deps;
   const load1 = loadavg()[0]!;
   try {
     console.log(
@@ -95,7 +94,7 @@ async function main(): Promise<void> {
     const fetched = fetchedBefore.seconds <= fetchedAfter.seconds ? fetchedBefore : fetchedAfter;
 
     const slug = generatedArticle(ARTICLES >> 1, 0).slug;
-    const pageUrl = `${await listenOnLoopback(app)}/blog/${slug}`;
+    const pageUrl = `${bench.url}/blog/${slug}`;
     const html = await (await fetch(pageUrl)).text();
     const memory = Fastify();
     memory.get('/blog/:slug', async (_request, reply) => reply.type('text/html; charset=utf-8').send(html));
@@ -196,7 +195,6 @@ trip or commit waits on another. The unchanged pass appends nothing; it reads ea
 `,
     );
   } finally {
-    await app.close();
     await bench.close();
     fake.process.kill('SIGTERM');
     await server.stop();

@@ -1,51 +1,32 @@
 import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import type { FastifyInstance } from 'fastify';
-import { loadConfig } from '../../src/config.ts';
 import { createPool } from '../../src/db/pool.ts';
-import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { type AppDeps, buildApp, type RouteModule } from '../../src/http/app.ts';
-import { createLogger } from '../../src/logger.ts';
-import { Projections } from '../../src/projection/projections.ts';
-import type { Projection } from '../../src/projection/types.ts';
+import { type AppOptions, type ServedApp, serveApp } from '../../test/support/app.ts';
 import type { BenchServer } from './postgres.ts';
 
-export interface BenchDeps {
-  deps: AppDeps;
-  /** Stops the projections, closes the store and the pool, drops the database. */
+export interface BenchApp extends ServedApp {
+  /** Closes the app, its projections and store, the pool, and drops the database. */
   close(): Promise<void>;
 }
 
 /**
- * The service's wiring for one benchmark, in this process: a fresh migrated database on the bench
- * server, the PostgreSQL event store, the given projections running, a quiet logger. `env` is the
- * configuration beyond DATABASE_URL.
+ * The service's app for one benchmark, in this process and wired as the tests wire it
+ * (test/support/app.ts): a fresh migrated database on the bench server, listening on loopback.
  */
-export async function openBenchDeps(
+export async function openBenchApp(
   server: BenchServer,
   name: string,
-  projections: readonly Projection[],
-  env: Record<string, string> = {},
-): Promise<BenchDeps> {
+  options: AppOptions,
+): Promise<BenchApp> {
   const database = await server.createDatabase(name, { migrate: true });
   const pool = createPool(database.url);
-  const store = new PostgresEventStore(pool);
-  const running = new Projections(store, pool, projections);
-  await running.start();
-  const config = loadConfig({ LOG_LEVEL: 'silent', ...env, DATABASE_URL: database.url });
-  const deps: AppDeps = {
-    config,
-    store,
-    pool,
-    projections: running,
-    logger: createLogger(config.LOG_LEVEL),
-    clock: () => new Date(),
-  };
+  const served = await serveApp({ url: database.url, pool }, options);
   return {
-    deps,
+    ...served,
     async close() {
-      await running.stop();
-      await store.close();
+      await served.close();
       await pool.end();
       await database.drop();
     },
@@ -58,7 +39,7 @@ export async function listenOnLoopback(app: FastifyInstance): Promise<string> {
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }
 
-/** The service's app with these routes, listening on loopback. */
+/** Another app over the same wiring (another authenticator, say), listening on loopback. */
 export async function serveBenchApp(
   deps: AppDeps,
   routes: readonly RouteModule[],
