@@ -12,8 +12,8 @@
  */
 import { loadavg } from 'node:os';
 import Fastify from 'fastify';
-import { type ColumnRow, columnFromRow } from '../projections/columns.ts';
-import { LIST_COLUMNS_SQL } from '../queries/list-columns.ts';
+import { type ColumnRow, columnFromRow } from '../projections/columns/columns.ts';
+import { LIST_COLUMNS_SQL } from '../queries/columns/list-columns.ts';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { tablesFeature } from '../src/modules.ts';
 import { accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';

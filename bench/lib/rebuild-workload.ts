@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { contentHash } from '../../commands/sync-article.ts';
+import { contentHash } from '../../src/domain/content/article.ts';
 import '../../src/domain/columns/events.ts';
 import { eventRegistry } from '../../src/event-store/registry.ts';
 import { streams } from '../../src/streams.ts';

@@ -1,4 +1,4 @@
-import { API_KEYS, type ApiKeyRow } from '../../projections/api-keys.ts';
+import { API_KEYS, type ApiKeyRow } from '../../projections/accounts/api-keys.ts';
 import type { Pool } from '../db/pool.ts';
 import { VerifiedKeyCache } from './key-cache.ts';
 import { parseKey, secretMatches } from './keys.ts';

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { API_KEY_REVOKED_CHANNEL } from '../../projections/api-keys.ts';
+import { API_KEY_REVOKED_CHANNEL } from '../../projections/accounts/api-keys.ts';
 import type { Pool } from '../db/pool.ts';
 import type { VerifiedKeyCache } from './key-cache.ts';
 

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { commandModules } from './commands/index.ts';
 import { CliError, UsageError } from './errors.ts';
+import { commandModules } from './verbs/index.ts';
 
 /**
  * `stk`: the developer API from a terminal. It speaks only the HTTP contract (same keys, same

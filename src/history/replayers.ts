@@ -1,6 +1,6 @@
-import { type ArticleEvent, type ArticleState, articleDecider } from '../../commands/sync-article.ts';
 import { type ColumnState, evolveColumn, initialColumnState } from '../domain/columns/column-state.ts';
 import type { ColumnEvent } from '../domain/columns/events.ts';
+import { type ArticleEvent, type ArticleState, articleDecider } from '../domain/content/article.ts';
 import type { TableEvent } from '../domain/tables/events.ts';
 import { evolveTable, initialTableState, type TableState } from '../domain/tables/table-state.ts';
 import { stateReplayers } from './state-replayers.ts';

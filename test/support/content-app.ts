@@ -1,9 +1,9 @@
-import { syncRoutes } from '../../commands/sync-articles.ts';
-import { siteContentProjection } from '../../projections/site-content.ts';
-import { blogIndexRoutes } from '../../queries/blog-index.ts';
-import { blogPageRoutes } from '../../queries/blog-page.ts';
-import { rssRoutes } from '../../queries/rss.ts';
-import { sitemapRoutes } from '../../queries/sitemap.ts';
+import { syncRoutes } from '../../commands/content/sync-articles.ts';
+import { siteContentProjection } from '../../projections/content/site-content.ts';
+import { blogIndexRoutes } from '../../queries/content/blog-index.ts';
+import { blogPageRoutes } from '../../queries/content/blog-page.ts';
+import { rssRoutes } from '../../queries/content/rss.ts';
+import { sitemapRoutes } from '../../queries/content/sitemap.ts';
 import { ContentApiClient, type ContentApiOptions } from '../../src/content-api/client.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import type { RawArticle } from './content-samples.ts';

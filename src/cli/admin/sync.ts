@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { runFullSync, withFullSyncLock } from '../../../commands/sync-full.ts';
-import type { SyncContext } from '../../../commands/sync-item.ts';
-import { type SyncError, SyncReport } from '../../../commands/sync-report.ts';
-import { SITE_CONTENT_PROJECTION } from '../../../projections/site-content.ts';
+import { SITE_CONTENT_PROJECTION } from '../../../projections/content/site-content.ts';
 import { contentApiFromConfig } from '../../content-api/client.ts';
+import { runFullSync, withFullSyncLock } from '../../domain/content/sync-full.ts';
+import type { SyncContext } from '../../domain/content/sync-item.ts';
+import { type SyncError, SyncReport } from '../../domain/content/sync-report.ts';
 import { AppError } from '../../errors.ts';
 import type { Position } from '../../event-store/port.ts';
 import { loggerOptions } from '../../logger.ts';

@@ -1,4 +1,4 @@
-import { TABLES } from '../../../projections/tables.ts';
+import { TABLES } from '../../../projections/tables/tables.ts';
 import type { Principal } from '../../auth/scopes.ts';
 import { loadState } from '../../command.ts';
 import type { Pool } from '../../db/pool.ts';

@@ -1,0 +1,200 @@
+import { z } from 'zod';
+import { COLUMNS } from '../../projections/columns/columns.ts';
+import { type CommandResult, type Decider, handleCommand } from '../../src/command.ts';
+import type { Pool } from '../../src/db/pool.ts';
+import { type ColumnState, evolveColumn, initialColumnState } from '../../src/domain/columns/column-state.ts';
+import { type ConfigContext, validateColumnConfig } from '../../src/domain/columns/config/index.ts';
+import {
+  boundRunConditions,
+  ConfigCreateSchema,
+  invalidConfig,
+  withoutNulls,
+} from '../../src/domain/columns/config-input.ts';
+import { etagOf } from '../../src/domain/columns/etag.ts';
+import type { ColumnEvent } from '../../src/domain/columns/events.ts';
+import {
+  AutoRunSchema,
+  COLUMN_KEY,
+  type Column,
+  ColumnKeySchema,
+  ColumnKindSchema,
+  ColumnSchema,
+  DataTypeSchema,
+  deriveKey,
+  LabelSchema,
+  OriginSchema,
+  PositionSchema,
+} from '../../src/domain/columns/fields.ts';
+import { loadTableForWrite, tableNotFound, tableOrganizations } from '../../src/domain/tables/access.ts';
+import type { TableEvent } from '../../src/domain/tables/events.ts';
+import { eventMetadata, readYourWrites, TableParams } from '../../src/domain/tables/http.ts';
+import { newColumnId } from '../../src/domain/tables/ids.ts';
+import {
+  columnMembers,
+  evolveTable,
+  initialTableState,
+  type TableState,
+} from '../../src/domain/tables/table-state.ts';
+import { AppError } from '../../src/errors.ts';
+import { principalOf } from '../../src/http/access-hook.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+import { streams } from '../../src/streams.ts';
+import { removeColumn } from './delete-column.ts';
+// The per-request FilterObject (used by column runs) is published in the OpenAPI document already.
+import '../../src/domain/columns/filter-object.ts';
+
+/** Step 1, on the table's stream: the key is claimed with the revision read, so it is unique in the table. */
+export interface AddColumn {
+  tableId: string;
+  columnId: string;
+  key: string;
+  kind: Column['kind'];
+  dataType: Column['dataType'];
+}
+
+export const addColumn: Decider<TableState, AddColumn, TableEvent> = {
+  initialState: initialTableState,
+  evolve: evolveTable,
+  decide: (command, state) => {
+    if (!state.exists) throw tableNotFound(command.tableId);
+    if ([...state.columns.values()].some((c) => c.key === command.key)) {
+      throw new AppError('column_key_taken', `The key ${command.key} is already used in this table.`, {
+        errors: [{ path: 'key', message: `${command.key} is taken; send another key` }],
+      });
+    }
+    if (state.columns.has(command.columnId))
+      throw new AppError('conflict', `Column ${command.columnId} exists.`);
+    return [{ type: 'ColumnAdded', data: command }];
+  },
+};
+
+/** Step 2, on the column's own stream: the column with its validated config. */
+export interface CreateColumn {
+  tableId: string;
+  column: Column;
+  context: ConfigContext;
+}
+
+export const createColumn: Decider<ColumnState, CreateColumn, ColumnEvent> = {
+  initialState: initialColumnState,
+  evolve: evolveColumn,
+  decide: (command, state) => {
+    const { column, tableId } = command;
+    if (state.column) throw new AppError('conflict', `Column ${column.id} already exists.`);
+    if (!COLUMN_KEY.test(column.key)) {
+      throw new AppError('validation_failed', 'Invalid key', {
+        errors: [{ path: 'key', message: 'invalid key' }],
+      });
+    }
+    const config = validateColumnConfig(column.config, command.context);
+    if (!config.ok) throw invalidConfig(config.errors);
+    const { id, ...fields } = column;
+    return [{ type: 'ColumnCreated', data: { tableId, columnId: id, ...fields, config: config.config } }];
+  },
+};
+
+export const CreateColumnBody = z.strictObject({
+  label: LabelSchema,
+  key: ColumnKeySchema.optional().describe('Derived from the label when absent'),
+  kind: ColumnKindSchema,
+  dataType: DataTypeSchema,
+  origin: OriginSchema.default('api'),
+  autoRun: AutoRunSchema.default('never'),
+  config: ConfigCreateSchema.default({}),
+  position: PositionSchema.optional().describe('Default: after the last column'),
+  isImportant: z.boolean().default(false),
+});
+
+async function nextPosition(pool: Pool, tableId: string): Promise<number> {
+  const { rows } = await pool.query(
+    `SELECT COALESCE(MAX(position), 0) + 1 AS next FROM ${COLUMNS} WHERE table_id = $1`,
+    [tableId],
+  );
+  return Number(rows[0].next);
+}
+
+/** POST /api/tables/{tableId}/columns */
+export const createColumnRoute: RouteModule = (app, deps) => {
+  app.post(
+    '/api/tables/:tableId/columns',
+    {
+      config: { access: 'columns:write' },
+      preValidation: boundRunConditions,
+      schema: {
+        tags: ['columns'],
+        summary: 'Create a column',
+        params: TableParams,
+        body: CreateColumnBody,
+        response: { 201: ColumnSchema },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { tableId } = request.params;
+      const body = request.body;
+      const { state: table } = await loadTableForWrite(deps.store, tableId, principal);
+      const id = newColumnId();
+      const key = body.key ?? deriveKey(body.label);
+      const config = withoutNulls(body.config);
+      const destination = typeof config.destinationTableId === 'string' ? [config.destinationTableId] : [];
+      const command: CreateColumn = {
+        tableId,
+        column: {
+          id,
+          key,
+          label: body.label,
+          kind: body.kind,
+          dataType: body.dataType,
+          origin: body.origin,
+          status: 'idle',
+          autoRun: body.autoRun,
+          config,
+          position: body.position ?? (await nextPosition(deps.pool, tableId)),
+          isImportant: body.isImportant,
+        },
+        context: {
+          organizationId: principal.organizationId,
+          columns: [...columnMembers(table), { id, key, dataType: body.dataType }],
+          tables: await tableOrganizations(deps.store, destination),
+        },
+      };
+      const now = deps.clock();
+      const metadata = eventMetadata(request);
+      // Decide once before claiming the key, so that a refused config leaves nothing behind.
+      createColumn.decide(command, createColumn.initialState(), now);
+      const claim = { tableId, columnId: id, key, kind: body.kind, dataType: body.dataType };
+      await handleCommand({
+        store: deps.store,
+        stream: streams.table(tableId),
+        decider: addColumn,
+        command: claim,
+        metadata,
+        now,
+      });
+      let result: CommandResult<ColumnState, ColumnEvent>;
+      try {
+        result = await handleCommand({
+          store: deps.store,
+          stream: streams.column(tableId, id),
+          decider: createColumn,
+          command,
+          metadata,
+          now,
+        });
+      } catch (error) {
+        // Give the key back; should this fail too, the key stays claimed by a column nobody sees.
+        await handleCommand({
+          store: deps.store,
+          stream: streams.table(tableId),
+          decider: removeColumn,
+          command: { tableId, columnId: id, referencedBy: [] },
+          metadata,
+          now,
+        }).catch(() => {});
+        throw error;
+      }
+      await readYourWrites(deps, result.appended?.position, ['columns']);
+      return reply.code(201).header('etag', etagOf(result.revision)).send(result.state.column!);
+    },
+  );
+};

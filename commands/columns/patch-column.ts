@@ -1,0 +1,153 @@
+import { z } from 'zod';
+import { type Decider, handleCommand } from '../../src/command.ts';
+import { type ColumnState, evolveColumn, initialColumnState } from '../../src/domain/columns/column-state.ts';
+import { type ConfigContext, validateColumnConfig } from '../../src/domain/columns/config/index.ts';
+import {
+  boundRunConditions,
+  ConfigPatchSchema,
+  invalidConfig,
+} from '../../src/domain/columns/config-input.ts';
+import { diffConfig, mergeConfig } from '../../src/domain/columns/config-merge.ts';
+import { etagOf, ifMatchRevision } from '../../src/domain/columns/etag.ts';
+import type { ColumnEvent } from '../../src/domain/columns/events.ts';
+import {
+  AutoRunSchema,
+  type Column,
+  ColumnSchema,
+  LabelSchema,
+  PositionSchema,
+} from '../../src/domain/columns/fields.ts';
+import {
+  columnNotFound,
+  loadTableForWrite,
+  memberColumn,
+  tableOrganizations,
+} from '../../src/domain/tables/access.ts';
+import { ColumnParams, eventMetadata, readYourWrites } from '../../src/domain/tables/http.ts';
+import { columnMembers } from '../../src/domain/tables/table-state.ts';
+import { AppError } from '../../src/errors.ts';
+import { WrongExpectedRevisionError } from '../../src/event-store/errors.ts';
+import { principalOf } from '../../src/http/access-hook.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+import { streams } from '../../src/streams.ts';
+
+export interface ColumnPatch {
+  label?: string;
+  position?: number;
+  isImportant?: boolean;
+  autoRun?: Column['autoRun'];
+  /** One level deep: a key replaces, null removes. */
+  config?: Record<string, unknown>;
+}
+
+export interface PatchColumn {
+  tableId: string;
+  columnId: string;
+  patch: ColumnPatch;
+  /** The table's columns and the tables the patch names, read once before deciding. */
+  context: ConfigContext;
+}
+
+type Changes = Extract<ColumnEvent, { type: 'ColumnPatched' }>['data']['changes'];
+
+/**
+ * Records only what differs from the current column. Decided again on every retry after a concurrent
+ * write, so two PATCHes changing different things both land, each on top of the other.
+ */
+export const patchColumn: Decider<ColumnState, PatchColumn, ColumnEvent> = {
+  initialState: initialColumnState,
+  evolve: evolveColumn,
+  decide: ({ tableId, columnId, patch, context }, state) => {
+    const column = state.column;
+    if (!column) throw columnNotFound(tableId, columnId);
+    const changes: Changes = {};
+    if (patch.label !== undefined && patch.label !== column.label) changes.label = patch.label;
+    if (patch.position !== undefined && patch.position !== column.position) changes.position = patch.position;
+    if (patch.isImportant !== undefined && patch.isImportant !== column.isImportant) {
+      changes.isImportant = patch.isImportant;
+    }
+    if (patch.autoRun !== undefined && patch.autoRun !== column.autoRun) changes.autoRun = patch.autoRun;
+    if (patch.config !== undefined) {
+      // The merged config is what gets validated, against the table's current columns.
+      const merged = validateColumnConfig(mergeConfig(column.config, patch.config), context);
+      if (!merged.ok) throw invalidConfig(merged.errors);
+      const diff = diffConfig(column.config, merged.config);
+      if (diff) changes.config = diff;
+    }
+    if (Object.keys(changes).length === 0) return [];
+    return [{ type: 'ColumnPatched', data: { tableId, columnId, changes } }];
+  },
+};
+
+export const PatchColumnBody = z
+  .strictObject({
+    label: LabelSchema.optional(),
+    position: PositionSchema.optional(),
+    isImportant: z.boolean().optional(),
+    autoRun: AutoRunSchema.optional(),
+    config: ConfigPatchSchema.optional(),
+  })
+  .refine((body) => Object.keys(body).length > 0, {
+    message: 'send at least one of label, position, isImportant, autoRun, config',
+  });
+
+/**
+ * Concurrent PATCHes of one column retry on the revision conflict (decided again on the new state);
+ * a crowd of them needs more attempts than the default.
+ */
+const MAX_RETRIES = 100;
+
+/** PATCH /api/tables/{tableId}/columns/{columnId} (contract 4.4). */
+export const patchColumnRoute: RouteModule = (app, deps) => {
+  app.patch(
+    '/api/tables/:tableId/columns/:columnId',
+    {
+      config: { access: 'columns:write' },
+      preValidation: boundRunConditions,
+      schema: {
+        tags: ['columns'],
+        summary: 'Patch label, position, isImportant, autoRun or config of a column',
+        description:
+          'Send If-Match with the ETag of a GET or PATCH for strict control: a stale one gets 412.',
+        params: ColumnParams,
+        headers: z.looseObject({ 'if-match': z.string().optional() }),
+        body: PatchColumnBody,
+        response: { 200: ColumnSchema },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { tableId, columnId } = request.params;
+      const { state: table } = await loadTableForWrite(deps.store, tableId, principal);
+      memberColumn(table, columnId);
+      const expected = ifMatchRevision(request.headers['if-match']);
+      if (expected === 'stale') throw stale();
+      const destination = request.body.config?.destinationTableId;
+      const context: ConfigContext = {
+        organizationId: principal.organizationId,
+        columns: columnMembers(table),
+        tables: await tableOrganizations(deps.store, typeof destination === 'string' ? [destination] : []),
+      };
+      try {
+        const result = await handleCommand({
+          store: deps.store,
+          stream: streams.column(tableId, columnId),
+          decider: patchColumn,
+          command: { tableId, columnId, patch: request.body as ColumnPatch, context },
+          metadata: eventMetadata(request),
+          now: deps.clock(),
+          expectedRevision: expected,
+          maxRetries: MAX_RETRIES,
+        });
+        await readYourWrites(deps, result.appended?.position, ['columns']);
+        return reply.header('etag', etagOf(result.revision)).send(result.state.column!);
+      } catch (error) {
+        if (error instanceof WrongExpectedRevisionError) throw stale();
+        throw error;
+      }
+    },
+  );
+};
+
+const stale = () =>
+  new AppError('precondition_failed', 'The column changed since that ETag; GET it again and retry.');

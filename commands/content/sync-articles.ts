@@ -1,0 +1,188 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { SITE_CONTENT_PROJECTION } from '../../projections/content/site-content.ts';
+import { type ContentApiClient, contentApiFromConfig } from '../../src/content-api/client.ts';
+import { pageCacheFor, pageKey } from '../../src/domain/content/site/page-cache.ts';
+import { runFullSync, withFullSyncLock } from '../../src/domain/content/sync-full.ts';
+import type { SyncContext } from '../../src/domain/content/sync-item.ts';
+import { runNamedSync } from '../../src/domain/content/sync-named.ts';
+import { probeResponseSchema, SyncReport, syncResponseSchema } from '../../src/domain/content/sync-report.ts';
+import { parseNamedSync } from '../../src/domain/content/sync-request.ts';
+import { AppError } from '../../src/errors.ts';
+import type { AppDeps, RouteModule } from '../../src/http/app.ts';
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+/** How long a response waits for site_content to show what it stored. */
+const NAMED_WAIT_MS = 10_000;
+const FULL_WAIT_MS = 120_000;
+
+/** Timing-safe: both sides are hashed first, so neither the length nor a prefix of the secret leaks. */
+export function isCronAuthorized(header: string | undefined, secret: string | undefined): boolean {
+  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
+  if (!secret || !token) return false;
+  const digest = (value: string) => createHash('sha256').update(value).digest();
+  return timingSafeEqual(digest(token), digest(secret));
+}
+
+export interface SyncRouteOptions {
+  /** Tests hand in a client with short timeouts; the service builds one from its configuration. */
+  client?: ContentApiClient;
+  /** Pages a full sync reads at most (default 1,000). */
+  maxPages?: number;
+}
+
+const syncSchema = {
+  tags: ['content sync'],
+  response: { 200: z.union([probeResponseSchema, syncResponseSchema]), 502: syncResponseSchema },
+};
+
+/**
+ * {site}/api/<provider>/sync (contract 4.1): a probe without credentials, a full sync with the cron
+ * bearer, a named sync for a POST body naming slugs.
+ */
+export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
+  return async (app, deps) => {
+    const client = options.client ?? contentApiFromConfig(deps.config);
+    const path = `/api/${deps.config.CONTENT_PROVIDER}/sync`;
+    // Its own plugin scope: the body parser and the rate limiter below apply to this endpoint only.
+    await app.register(async (scope) => {
+      // An empty or whitespace body is a probe, and a publish notification may come without the
+      // JSON content type: read every body as text and decide here.
+      scope.removeAllContentTypeParsers();
+      scope.addContentTypeParser(
+        '*',
+        { parseAs: 'string', bodyLimit: MAX_BODY_BYTES },
+        (_request, body, done) => {
+          const text = String(body);
+          if (text.trim() === '') return done(null, undefined);
+          try {
+            done(null, JSON.parse(text));
+          } catch {
+            done(
+              new AppError(
+                'malformed_json',
+                'The body is not JSON: send no body to probe, or JSON naming slugs.',
+              ),
+              undefined,
+            );
+          }
+        },
+      );
+      if (!scope.hasDecorator('rateLimit')) await scope.register(rateLimit, { global: false });
+      const api = scope.withTypeProvider<ZodTypeProvider>();
+      const handler = (request: FastifyRequest, reply: FastifyReply) =>
+        handleSync(deps, client, options, request, reply);
+      api.get(
+        path,
+        {
+          config: { access: 'public' },
+          schema: { ...syncSchema, summary: 'Probe, or full sync with Authorization: Bearer <CRON_SECRET>' },
+        },
+        handler,
+      );
+      api.post(
+        path,
+        {
+          bodyLimit: MAX_BODY_BYTES,
+          config: {
+            access: 'public',
+            rateLimit: {
+              max: deps.config.SYNC_RATE_LIMIT,
+              timeWindow: 60_000,
+              // The scheduler's full sync is not a public caller.
+              allowList: (request) =>
+                isCronAuthorized(request.headers.authorization, deps.config.CRON_SECRET),
+              errorResponseBuilder: (_request, context) =>
+                new AppError('rate_limited', `Too many sync requests; retry in ${context.after}.`, {
+                  headers: { 'Retry-After': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
+                }),
+            },
+          },
+          schema: {
+            ...syncSchema,
+            summary: 'Named sync of the slugs in a JSON body; an empty body acts as GET',
+            description:
+              'Body: {"items":[{"slug":"...","kind":"blog"}]} or a publish_article notification ' +
+              '(slug, slugs[], items[].slug, article.slug, articles[].slug, post.slug, post.current.slug, entry.slug, ' +
+              'at the top level or under data).',
+          },
+        },
+        handler,
+      );
+    });
+  };
+}
+
+async function handleSync(
+  deps: AppDeps,
+  client: ContentApiClient | undefined,
+  options: SyncRouteOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const body = request.body;
+  if (request.method === 'POST' && body !== undefined) {
+    const named = parseNamedSync(body);
+    const ctx = syncContext(deps, requireClient(client), request, 'named');
+    await runNamedSync(ctx, named);
+    await waitForRows(deps, request, ctx.report, NAMED_WAIT_MS);
+    return reply.send(ctx.report.toResponse());
+  }
+  const authorization = request.headers.authorization;
+  if (authorization === undefined) return reply.send({ ok: true as const });
+  if (!isCronAuthorized(authorization, deps.config.CRON_SECRET)) {
+    throw new AppError('unauthorized', 'The bearer token is not the cron secret.', {
+      headers: { 'WWW-Authenticate': 'Bearer realm="sync"' },
+    });
+  }
+  const ctx = syncContext(deps, requireClient(client), request, 'full');
+  const outcome = await withFullSyncLock(deps.pool, async () => {
+    const result = await runFullSync(ctx, 'blog', { maxPages: options.maxPages });
+    await waitForRows(deps, request, ctx.report, FULL_WAIT_MS);
+    return result;
+  });
+  request.log.info(
+    { synced: ctx.report.storedCount, firstPageFailed: outcome.firstPageFailed },
+    'full content sync finished',
+  );
+  return reply.code(outcome.firstPageFailed ? 502 : 200).send(ctx.report.toResponse());
+}
+
+function requireClient(client: ContentApiClient | undefined): ContentApiClient {
+  if (!client) throw new AppError('unavailable', 'The content API is not configured (CONTENT_API_URL).');
+  return client;
+}
+
+function syncContext(
+  deps: AppDeps,
+  client: ContentApiClient,
+  request: FastifyRequest,
+  source: 'full' | 'named',
+): SyncContext {
+  return {
+    client,
+    store: deps.store,
+    clock: deps.clock,
+    metadata: { correlationId: request.id, actor: source === 'full' ? 'system:cron' : 'system:sync' },
+    source,
+    report: new SyncReport(source),
+    logger: request.log,
+  };
+}
+
+/** Read-your-writes: answer once the public pages show what was stored (or log that they lag). */
+async function waitForRows(deps: AppDeps, request: FastifyRequest, report: SyncReport, timeoutMs: number) {
+  if (!report.lastPosition) return;
+  try {
+    await deps.projections.waitFor(report.lastPosition, [SITE_CONTENT_PROJECTION], timeoutMs);
+  } catch (error) {
+    request.log.warn({ err: error }, 'site_content has not caught up with the sync yet');
+  }
+  // After the rows committed, so a page view in between cannot cache the old row again.
+  const cache = pageCacheFor(deps.pool);
+  for (const { kind, slug } of report.changed) cache.invalidate(pageKey(kind, slug));
+}

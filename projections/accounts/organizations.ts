@@ -1,0 +1,50 @@
+import type { Projection } from '../../src/projection/types.ts';
+
+export const ORGANIZATIONS = 'organizations';
+
+export interface OrganizationRow {
+  organization_id: string;
+  name: string;
+  credit_balance: number;
+  created_at: Date;
+}
+
+/**
+ * Organizations and their credit balance. A balance change is not idempotent by itself, so each row
+ * remembers the last stream revision it applied and skips anything at or below it.
+ */
+export const organizationsProjection: Projection = {
+  name: 'organizations',
+  version: 1,
+  handles: ['OrganizationCreated', 'CreditsGranted'],
+  tables: {
+    [ORGANIZATIONS]: (t) => [
+      `CREATE TABLE ${t} (
+        organization_id text PRIMARY KEY,
+        name            text NOT NULL,
+        credit_balance  integer NOT NULL DEFAULT 0,
+        stream_revision bigint NOT NULL,
+        created_at      timestamptz NOT NULL
+      )`,
+    ],
+  },
+  async apply(events, { tx, table }) {
+    const organizations = table(ORGANIZATIONS);
+    for (const event of events) {
+      const data = event.data as Record<string, unknown>;
+      if (event.type === 'OrganizationCreated') {
+        await tx.query(
+          `INSERT INTO ${organizations} (organization_id, name, stream_revision, created_at)
+           VALUES ($1, $2, $3, $4) ON CONFLICT (organization_id) DO NOTHING`,
+          [data.organizationId, data.name, String(event.revision), event.recordedAt],
+        );
+      } else if (event.type === 'CreditsGranted') {
+        await tx.query(
+          `UPDATE ${organizations} SET credit_balance = credit_balance + $2, stream_revision = $3
+           WHERE organization_id = $1 AND stream_revision < $3`,
+          [data.organizationId, data.amount, String(event.revision)],
+        );
+      }
+    }
+  },
+};

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import { ColumnParams } from '../../src/domain/tables/http.ts';
+import type { RecordedEvent } from '../../src/event-store/port.ts';
+import { principalOf } from '../../src/http/access-hook.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+import { streams } from '../../src/streams.ts';
+import { readColumn } from './get-column.ts';
+
+const HistoryEntry = z.object({
+  revision: z.number().int(),
+  type: z.string(),
+  at: z.string(),
+  actor: z.string().nullable().describe('id of the API key that made the change'),
+  changes: z
+    .record(z.string(), z.unknown())
+    .describe('only the fields that changed; config only its changed keys'),
+});
+
+/** What one event of the column's stream changed, as the history shows it. */
+export function changesOf(event: RecordedEvent): Record<string, unknown> {
+  const data = event.data as Record<string, unknown>;
+  switch (event.type) {
+    case 'ColumnCreated': {
+      const { tableId: _t, columnId: _c, ...fields } = data;
+      return fields;
+    }
+    case 'ColumnPatched':
+      return data.changes as Record<string, unknown>;
+    case 'ColumnMoved':
+      return { position: data.position };
+    default:
+      return {};
+  }
+}
+
+/** GET /api/tables/{tableId}/columns/{columnId}/history: the column's stream, oldest first. */
+export const columnHistoryRoute: RouteModule = (app, deps) => {
+  app.get(
+    '/api/tables/:tableId/columns/:columnId/history',
+    {
+      config: { access: 'tables:read' },
+      schema: {
+        tags: ['columns'],
+        summary: 'The changes of a column, oldest first',
+        params: ColumnParams,
+        response: { 200: z.array(HistoryEntry) },
+      },
+    },
+    async (request) => {
+      const { tableId, columnId } = request.params;
+      await readColumn(deps.pool, principalOf(request), tableId, columnId);
+      const events = await deps.store.readStream(streams.column(tableId, columnId));
+      return events.map((event) => ({
+        revision: Number(event.revision),
+        type: event.type,
+        at: event.recordedAt.toISOString(),
+        actor: typeof event.metadata.actor === 'string' ? event.metadata.actor : null,
+        changes: changesOf(event),
+      }));
+    },
+  );
+};

@@ -1,0 +1,57 @@
+import { COLUMN_FIELDS, COLUMNS, type ColumnRow, columnFromRow } from '../../projections/columns/columns.ts';
+import { TABLES } from '../../projections/tables/tables.ts';
+import type { Principal } from '../../src/auth/scopes.ts';
+import type { Pool } from '../../src/db/pool.ts';
+import { etagOf } from '../../src/domain/columns/etag.ts';
+import { ColumnSchema } from '../../src/domain/columns/fields.ts';
+import { columnNotFound, tableNotFound } from '../../src/domain/tables/access.ts';
+import { ColumnParams } from '../../src/domain/tables/http.ts';
+import { isColumnId, isTableId } from '../../src/domain/tables/ids.ts';
+import { AppError } from '../../src/errors.ts';
+import { principalOf } from '../../src/http/access-hook.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+
+const prefixed = COLUMN_FIELDS.split(', ')
+  .map((f) => `c.${f}`)
+  .join(', ');
+
+const GET_COLUMN_SQL = `SELECT t.organization_id, ${prefixed}
+  FROM ${TABLES} t LEFT JOIN ${COLUMNS} c ON c.table_id = t.id AND c.id = $2
+  WHERE t.id = $1`;
+
+/**
+ * A column of a table the principal may read, from the read model: 404 for an unknown table or a
+ * column not in it (an id of another table's column included), 403 for another organization's table.
+ */
+export async function readColumn(pool: Pool, principal: Principal, tableId: string, columnId: string) {
+  if (!isTableId(tableId)) throw tableNotFound(tableId);
+  const { rows } = await pool.query(GET_COLUMN_SQL, [tableId, isColumnId(columnId) ? columnId : null]);
+  const row = rows[0] as ({ organization_id: string } & ColumnRow) | undefined;
+  if (!row) throw tableNotFound(tableId);
+  if (row.organization_id !== principal.organizationId) {
+    throw new AppError('forbidden', 'The table belongs to another organization.');
+  }
+  if (row.id === null) throw columnNotFound(tableId, columnId);
+  return { column: columnFromRow(row), revision: BigInt(row.revision) };
+}
+
+/** GET /api/tables/{tableId}/columns/{columnId}, with the ETag a PATCH's If-Match may send back. */
+export const getColumnRoute: RouteModule = (app, deps) => {
+  app.get(
+    '/api/tables/:tableId/columns/:columnId',
+    {
+      config: { access: 'tables:read' },
+      schema: {
+        tags: ['columns'],
+        summary: 'Get a column',
+        params: ColumnParams,
+        response: { 200: ColumnSchema },
+      },
+    },
+    async (request, reply) => {
+      const { tableId, columnId } = request.params;
+      const { column, revision } = await readColumn(deps.pool, principalOf(request), tableId, columnId);
+      return reply.header('etag', etagOf(revision)).send(column);
+    },
+  );
+};

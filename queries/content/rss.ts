@@ -1,0 +1,20 @@
+import { DEFAULT_KIND } from '../../src/content-api/article.ts';
+import { RSS_ITEMS, renderRss } from '../../src/domain/content/site/feeds.ts';
+import { etagOf, notModified } from '../../src/domain/content/site/http-cache.ts';
+import { siteContent } from '../../src/domain/content/site/rows.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+
+/** GET /blog/rss.xml: the newest stored articles as an RSS 2.0 feed. */
+export const rssRoutes: RouteModule = (app, deps) => {
+  app.get(
+    '/blog/rss.xml',
+    { config: { access: 'public' }, schema: { tags: ['blog'], summary: 'RSS feed of the newest articles' } },
+    async (request, reply) => {
+      const articles = await siteContent.page(deps.pool, DEFAULT_KIND, RSS_ITEMS, 0);
+      const xml = renderRss(articles, deps.config.SITE_URL);
+      reply.header('content-type', 'application/rss+xml; charset=utf-8');
+      if (notModified(request, reply, { etag: etagOf(xml) })) return reply.code(304).send();
+      return reply.send(xml);
+    },
+  );
+};

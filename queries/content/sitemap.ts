@@ -1,0 +1,20 @@
+import { DEFAULT_KIND } from '../../src/content-api/article.ts';
+import { renderSitemap, SITEMAP_MAX_URLS } from '../../src/domain/content/site/feeds.ts';
+import { etagOf, notModified } from '../../src/domain/content/site/http-cache.ts';
+import { siteContent } from '../../src/domain/content/site/rows.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+
+/** GET /sitemap.xml: the blog index and every stored article (one file holds up to 50,000 URLs). */
+export const sitemapRoutes: RouteModule = (app, deps) => {
+  app.get(
+    '/sitemap.xml',
+    { config: { access: 'public' }, schema: { tags: ['blog'], summary: 'Sitemap of the stored articles' } },
+    async (request, reply) => {
+      const articles = await siteContent.page(deps.pool, DEFAULT_KIND, SITEMAP_MAX_URLS - 1, 0);
+      const xml = renderSitemap(articles, deps.config.SITE_URL);
+      reply.header('content-type', 'application/xml; charset=utf-8');
+      if (notModified(request, reply, { etag: etagOf(xml) })) return reply.code(304).send();
+      return reply.send(xml);
+    },
+  );
+};

@@ -1,0 +1,17 @@
+import type { RouteModule } from '../../src/http/app.ts';
+import { checkMetricsToken, installHttpMetrics, renderMetrics } from '../../src/http/metrics.ts';
+import { metricsRegistry } from '../../src/metrics-registry.ts';
+
+/**
+ * GET /metrics in the Prometheus text format. Declared public: with METRICS_TOKEN set it checks its own
+ * bearer token (not an API key), so a scraper needs no developer key. Registering it also starts the
+ * request-duration histogram for every route of the app.
+ */
+export const metricsRoute: RouteModule = (app, deps) => {
+  installHttpMetrics(app);
+  app.get('/metrics', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    checkMetricsToken(request, deps.config.METRICS_TOKEN);
+    const body = await renderMetrics(deps);
+    return reply.header('content-type', metricsRegistry.contentType).send(body);
+  });
+};

@@ -1,0 +1,37 @@
+import { TABLES, type TableRow, tableFromRow } from '../../projections/tables/tables.ts';
+import { tableNotFound } from '../../src/domain/tables/access.ts';
+import { TableParams, TableSchema } from '../../src/domain/tables/http.ts';
+import { isTableId } from '../../src/domain/tables/ids.ts';
+import { AppError } from '../../src/errors.ts';
+import { principalOf } from '../../src/http/access-hook.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+
+/** GET /api/tables/{tableId} */
+export const getTableRoute: RouteModule = (app, deps) => {
+  app.get(
+    '/api/tables/:tableId',
+    {
+      config: { access: 'tables:read' },
+      schema: {
+        tags: ['tables'],
+        summary: 'Get a research table',
+        params: TableParams,
+        response: { 200: TableSchema },
+      },
+    },
+    async (request) => {
+      const { tableId } = request.params;
+      if (!isTableId(tableId)) throw tableNotFound(tableId);
+      const { rows } = await deps.pool.query<TableRow>(
+        `SELECT id, organization_id, name, created_at, updated_at FROM ${TABLES} WHERE id = $1`,
+        [tableId],
+      );
+      const row = rows[0];
+      if (!row) throw tableNotFound(tableId);
+      if (row.organization_id !== principalOf(request).organizationId) {
+        throw new AppError('forbidden', 'The table belongs to another organization.');
+      }
+      return tableFromRow(row);
+    },
+  );
+};

@@ -1,0 +1,106 @@
+import { z } from 'zod';
+import { API_KEYS, type ApiKeyRow } from '../../../projections/accounts/api-keys.ts';
+import { ORGANIZATIONS, type OrganizationRow } from '../../../projections/accounts/organizations.ts';
+import { USERS, type UserRow } from '../../../projections/accounts/users.ts';
+import { API_KEY_USAGE } from '../../auth/last-used.ts';
+import { SCOPES } from '../../auth/scopes.ts';
+import type { Pool } from '../../db/pool.ts';
+
+/**
+ * The shapes the accounts API answers with (bootstrap, key issue, /api/me, key listing), built from
+ * the read models so that every answer agrees with what a later GET shows.
+ */
+export const keyMetadataSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  prefix: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  createdAt: z.string(),
+});
+
+export const keyListingSchema = keyMetadataSchema.extend({
+  userId: z.string(),
+  lastUsedAt: z.string().nullable(),
+  revoked: z.boolean(),
+  revokedAt: z.string().nullable(),
+});
+
+export const userDataSchema = z.object({
+  id: z.string(),
+  email: z.string(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  createdAt: z.string(),
+});
+
+export const organizationSchema = z.object({ id: z.string(), name: z.string(), balance: z.number() });
+
+export const keyMetadata = (row: ApiKeyRow): z.infer<typeof keyMetadataSchema> => ({
+  id: row.key_id,
+  name: row.name,
+  prefix: row.prefix,
+  scopes: row.scopes,
+  createdAt: row.created_at.toISOString(),
+});
+
+export const keyListing = (row: ApiKeyRow): z.infer<typeof keyListingSchema> => ({
+  ...keyMetadata(row),
+  userId: row.user_id,
+  lastUsedAt: row.last_used_at?.toISOString() ?? null,
+  revoked: row.revoked,
+  revokedAt: row.revoked_at?.toISOString() ?? null,
+});
+
+export const userData = (row: UserRow): z.infer<typeof userDataSchema> => ({
+  id: row.user_id,
+  email: row.email,
+  firstName: row.first_name,
+  lastName: row.last_name,
+  createdAt: row.created_at.toISOString(),
+});
+
+export const organizationData = (row: OrganizationRow): z.infer<typeof organizationSchema> => ({
+  id: row.organization_id,
+  name: row.name,
+  balance: row.credit_balance,
+});
+
+/**
+ * A key as answers show it: every column except the secret's hash, which no answer ever carries, and
+ * when the key was last used. `KEY_FIELDS` selects from `KEYS_WITH_USAGE` (aliases `k` and `usage`).
+ */
+export const KEY_FIELDS = `k.key_id, k.organization_id, k.user_id, k.name, k.prefix, k.scopes, k.revoked,
+  k.revoked_at, k.created_at, usage.last_used_at`;
+export const KEYS_WITH_USAGE = `${API_KEYS} k LEFT JOIN ${API_KEY_USAGE} usage ON usage.key_id = k.key_id`;
+
+export async function readKey(pool: Pool, keyId: string): Promise<ApiKeyRow | undefined> {
+  const { rows } = await pool.query<ApiKeyRow>(
+    `SELECT ${KEY_FIELDS} FROM ${KEYS_WITH_USAGE} WHERE k.key_id = $1`,
+    [keyId],
+  );
+  return rows[0];
+}
+
+export async function readOrganizationKeys(pool: Pool, organizationId: string): Promise<ApiKeyRow[]> {
+  const { rows } = await pool.query<ApiKeyRow>(
+    `SELECT ${KEY_FIELDS} FROM ${KEYS_WITH_USAGE} WHERE k.organization_id = $1 ORDER BY k.created_at, k.key_id`,
+    [organizationId],
+  );
+  return rows;
+}
+
+export async function readUser(pool: Pool, userId: string): Promise<UserRow | undefined> {
+  const { rows } = await pool.query<UserRow>(`SELECT * FROM ${USERS} WHERE user_id = $1`, [userId]);
+  return rows[0];
+}
+
+export async function readOrganization(
+  pool: Pool,
+  organizationId: string,
+): Promise<OrganizationRow | undefined> {
+  const { rows } = await pool.query<OrganizationRow>(
+    `SELECT organization_id, name, credit_balance, created_at FROM ${ORGANIZATIONS} WHERE organization_id = $1`,
+    [organizationId],
+  );
+  return rows[0];
+}

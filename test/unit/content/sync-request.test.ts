@@ -1,0 +1,148 @@
+import { createHash } from 'node:crypto';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { isCronAuthorized } from '../../../commands/content/sync-articles.ts';
+import type { ArticleContent } from '../../../src/content-api/article.ts';
+import { articleDecider, contentHash } from '../../../src/domain/content/article.ts';
+import { parseNamedSync } from '../../../src/domain/content/sync-request.ts';
+import { AppError } from '../../../src/errors.ts';
+
+const test = suite('sync request and article decider');
+
+const slugs = (body: unknown) => parseNamedSync(body).targets.map((t) => `${t.kind}/${t.slug}`);
+
+test('{ items: [{ slug, kind }] }, kind defaulting to blog', () => {
+  assert.equal(slugs({ items: [{ slug: 'a', kind: 'blog' }, { slug: 'b' }, { slug: 'c', kind: 'news' }] }), [
+    'blog/a',
+    'blog/b',
+    'news/c',
+  ]);
+});
+
+test('publish notifications: every common place of a slug, top level and under data', () => {
+  const cases: [unknown, string[]][] = [
+    [{ event_type: 'publish_articles', data: { articles: [{ slug: 'a' }, { slug: 'b' }] } }, ['a', 'b']],
+    [{ event: 'publish_article', data: { article: { slug: 'a', html: '<script>x</script>' } } }, ['a']],
+    [{ slug: 'a' }, ['a']],
+    [{ slugs: ['a', 'b'] }, ['a', 'b']],
+    [{ post: { slug: 'a' } }, ['a']],
+    [{ post: { current: { slug: 'a' } } }, ['a']],
+    [{ post: { slug: { current: 'a' } } }, ['a']],
+    [{ entry: { slug: 'a' } }, ['a']],
+    [{ data: { post: { slug: 'a' } } }, ['a']],
+    [[{ slug: 'a' }], ['a']],
+  ];
+  for (const [body, expected] of cases) {
+    assert.equal(
+      slugs(body),
+      expected.map((s) => `blog/${s}`),
+      JSON.stringify(body),
+    );
+  }
+});
+
+test('trimmed and deduplicated; a bad slug or kind is an error entry, the others stay', () => {
+  const { targets, rejected } = parseNamedSync({
+    slugs: [' a ', 'a', 'b c', '', 'x'.repeat(201), 'ok_1-2'],
+    items: [{ slug: 'a', kind: 'Blog!' }],
+  });
+  assert.equal(
+    targets.map((t) => t.slug),
+    ['a', 'ok_1-2'],
+  );
+  assert.equal(
+    rejected.map((r) => r.code),
+    ['invalid_slug', 'invalid_slug', 'invalid_slug', 'invalid_kind'],
+  );
+  assert.ok(rejected.every((r) => r.slug.length <= 200));
+});
+
+test('no slug at all, a non-object body, or more than 100 slugs: a 400', () => {
+  for (const body of [{}, { items: [] }, { data: { html: '<p>' } }, 'a', 3, null]) {
+    assert.throws(
+      () => parseNamedSync(body),
+      (e: unknown) => e instanceof AppError && e.status === 400,
+      JSON.stringify(body),
+    );
+  }
+  const names = Array.from({ length: 101 }, (_, i) => `s${i}`);
+  assert.throws(
+    () => parseNamedSync({ slugs: names }),
+    (e: unknown) => e instanceof AppError && /100/.test(e.detail),
+  );
+  assert.is(parseNamedSync({ slugs: names.slice(1) }).targets.length, 100);
+});
+
+test('the cron bearer: exact secret only, never when none is configured', () => {
+  assert.ok(isCronAuthorized('Bearer s3cret', 's3cret'));
+  assert.ok(isCronAuthorized('bearer   s3cret ', 's3cret'));
+  assert.not.ok(isCronAuthorized('Bearer s3cret', undefined));
+  assert.not.ok(isCronAuthorized('Bearer s3cre', 's3cret'));
+  assert.not.ok(isCronAuthorized('Bearer s3cretX', 's3cret'));
+  assert.not.ok(isCronAuthorized('s3cret', 's3cret'));
+  assert.not.ok(isCronAuthorized('Basic s3cret', 's3cret'));
+  assert.not.ok(isCronAuthorized(undefined, 's3cret'));
+});
+
+const article: ArticleContent = {
+  slug: 'a',
+  title: 'A',
+  description: null,
+  html: '<p>a</p>',
+  toc: [],
+  jsonLd: null,
+  images: [],
+  publishedAt: '2024-01-01T00:00:00.000Z',
+  updatedAt: null,
+};
+const now = new Date('2025-06-01T12:00:00.000Z');
+
+test('decider: given no events, when synced, then ArticleSynced with the hash and the fetch time', () => {
+  const events = articleDecider.decide(
+    { kind: 'blog', article, source: 'named' },
+    articleDecider.initialState(),
+    now,
+  );
+  assert.is(events.length, 1);
+  assert.is(events[0]!.data.contentHash, contentHash('blog', article));
+  assert.is(events[0]!.data.fetchedAt, now.toISOString());
+  assert.is(events[0]!.data.source, 'named');
+  const state = events.reduce(articleDecider.evolve, articleDecider.initialState());
+  // No provider update time: the publication time is the row's updated_at.
+  assert.is(state.updatedAt, '2024-01-01T00:00:00.000Z');
+});
+
+test('content hash: any change of a field or of the HTML changes it; equal content hashes equal', () => {
+  const base = contentHash('blog', article);
+  assert.is(contentHash('blog', { ...article }), base);
+  assert.is.not(contentHash('news', article), base);
+  assert.is.not(contentHash('blog', { ...article, html: `${article.html} ` }), base);
+  assert.is.not(contentHash('blog', { ...article, title: `${article.title}!` }), base);
+  assert.is.not(contentHash('blog', { ...article, toc: [], description: 'other' }), base);
+});
+
+test('decider: given an article stored with the earlier form of the hash, when synced unchanged, then nothing', () => {
+  const earlier = createHash('sha256')
+    .update(JSON.stringify({ kind: 'blog', ...article }))
+    .digest('hex');
+  assert.equal(
+    articleDecider.decide({ kind: 'blog', article, source: 'full' }, { contentHash: earlier }, now),
+    [],
+  );
+  const changed = { ...article, title: 'Another title' };
+  assert.is(
+    articleDecider.decide({ kind: 'blog', article: changed, source: 'full' }, { contentHash: earlier }, now)
+      .length,
+    1,
+  );
+});
+
+test('decider: given the same content, when synced again, then nothing', () => {
+  const first = articleDecider.decide({ kind: 'blog', article, source: 'full' }, {}, now);
+  const state = first.reduce(articleDecider.evolve, articleDecider.initialState());
+  assert.equal(articleDecider.decide({ kind: 'blog', article, source: 'named' }, state, now), []);
+  const changed = { ...article, html: '<p>b</p>' };
+  assert.is(articleDecider.decide({ kind: 'blog', article: changed, source: 'named' }, state, now).length, 1);
+});
+
+test.run();
