@@ -15,7 +15,8 @@ import Fastify from 'fastify';
 import { type ColumnRow, columnFromRow } from '../projections/columns/columns.ts';
 import { LIST_COLUMNS_SQL } from '../queries/columns/list-columns.ts';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
-import { tablesFeature } from '../src/modules.ts';
+import { columnsFeature } from '../src/domain/columns/feature.ts';
+import { tablesFeature } from '../src/domain/tables/feature.ts';
 import { accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createColumn, createTable } from '../test/support/tables.ts';
 import { type HttpLoad, httpLoad, listenOnLoopback, median, openBenchApp } from './lib/bench-app.ts';
@@ -85,8 +86,11 @@ const loadAtStart = loadavg()[0]!.toFixed(1);
 const server = await startBenchServer();
 try {
   const bench = await openBenchApp(server, 'columns', {
-    projections: [...accounts.projections, ...tablesFeature.projections],
-    routes: [...accounts.routes, ...tablesFeature.routes],
+    projections: [...accounts.projections, ...tablesFeature.projections, ...columnsFeature.projections],
+    routes: [
+      ...accounts.routes,
+      ...[tablesFeature, columnsFeature].flatMap((f) => [...f.commands, ...f.queries]),
+    ],
     authenticator: createAuthenticator,
   });
   const { pool } = bench.deps;

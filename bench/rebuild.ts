@@ -19,6 +19,7 @@ import { siteContentProjection } from '../projections/content/site-content.ts';
 import { createPool, inTransaction } from '../src/db/pool.ts';
 import { START } from '../src/event-store/port.ts';
 import { PostgresEventStore } from '../src/event-store/postgres.ts';
+import { service } from '../src/modules.ts';
 import { rebuildProjection } from '../src/projection/rebuild.ts';
 import type { Projection } from '../src/projection/types.ts';
 import { startBenchServer } from './lib/postgres.ts';
@@ -116,7 +117,7 @@ const server = await startBenchServer();
 try {
   const db = await server.createDatabase('rebuild', { migrate: true });
   const pool = createPool(db.url, 10);
-  const store = new PostgresEventStore(pool);
+  const store = new PostgresEventStore(pool, service.registry);
   const w = workload(EVENTS);
   log(`seeding ${EVENTS.toLocaleString('en-US')} events...`);
   const seeded = await timed(() => seedLog(pool, w));

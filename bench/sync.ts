@@ -18,7 +18,7 @@ import Fastify from 'fastify';
 import { syncRoutes } from '../commands/content/sync-articles.ts';
 import { blogPageRoutes } from '../queries/content/blog-page.ts';
 import { ContentApiClient } from '../src/content-api/client.ts';
-import { projections as serviceProjections } from '../src/modules.ts';
+import { service } from '../src/modules.ts';
 import { generatedArticle } from '../test/support/content-samples.ts';
 import { startFakeContentApi } from '../test/support/fake-content-api.ts';
 import { type HttpLoad, httpLoad, listenOnLoopback, openBenchApp } from './lib/bench-app.ts';
@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const fakeUrl = await fake.firstLine;
   const client = () => new ContentApiClient({ baseUrl: fakeUrl, apiKey: KEY });
   const bench = await openBenchApp(server, 'sync', {
-    projections: serviceProjections,
+    projections: service.projections,
     routes: [syncRoutes({ client: client() }), blogPageRoutes],
     env: { LOG_LEVEL: 'warn', CRON_SECRET: CRON, SITE_URL: 'https://site.test' },
   });

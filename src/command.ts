@@ -8,21 +8,7 @@ import type {
   NewEvent,
   RecordedEvent,
 } from './event-store/port.ts';
-
-/** An event as a decider sees it: its type and data. */
-export interface DomainEvent<T extends string = string, D = unknown> {
-  type: T;
-  data: D;
-}
-
-/**
- * A pure decider: no I/O, the clock comes in as an argument. `decide` throws an AppError to refuse.
- */
-export interface Decider<S, C, E extends DomainEvent> {
-  initialState: () => S;
-  evolve: (state: S, event: E) => S;
-  decide: (command: C, state: S, now: Date) => E[];
-}
+import type { Decider, DomainEvent, StreamDefinition } from './stream.ts';
 
 export interface CommandOptions<S, C, E extends DomainEvent> {
   store: EventStore;
@@ -49,16 +35,16 @@ export interface CommandResult<S, E> {
 export async function loadState<S, E extends DomainEvent>(
   store: EventStore,
   stream: string,
-  decider: Pick<Decider<S, unknown, E>, 'initialState' | 'evolve'>,
+  definition: Pick<StreamDefinition<S, E>, 'initialState' | 'evolve'>,
 ): Promise<{ state: S; revision: bigint | undefined }> {
-  return fold(decider, await store.readStream(stream));
+  return fold(definition, await store.readStream(stream));
 }
 
 function fold<S, E extends DomainEvent>(
-  decider: Pick<Decider<S, unknown, E>, 'initialState' | 'evolve'>,
+  definition: Pick<StreamDefinition<S, E>, 'initialState' | 'evolve'>,
   events: readonly RecordedEvent[],
 ): { state: S; revision: bigint | undefined } {
-  const state = events.reduce((s, e) => decider.evolve(s, e as unknown as E), decider.initialState());
+  const state = events.reduce((s, e) => definition.evolve(s, e as unknown as E), definition.initialState());
   return { state, revision: events.at(-1)?.revision };
 }
 
@@ -73,7 +59,7 @@ function decideOn<S, C, E extends DomainEvent>(
   const events = decider.decide(command, loaded.state, now);
   return {
     events,
-    state: events.reduce(decider.evolve, loaded.state),
+    state: events.reduce(decider.stream.evolve, loaded.state),
     expected: loaded.revision === undefined ? 'no_stream' : loaded.revision,
     append: events.map((e): NewEvent => ({ type: e.type, data: e.data, metadata })),
   };
@@ -93,7 +79,7 @@ export async function handleCommand<S, C, E extends DomainEvent>(
   const { store, stream, decider, command, metadata, now } = options;
   const retries = options.expectedRevision !== undefined ? 0 : (options.maxRetries ?? 20);
   for (let attempt = 0; ; attempt++) {
-    const { state, revision } = await loadState(store, stream, decider);
+    const { state, revision } = await loadState(store, stream, decider.stream);
     if (options.expectedRevision !== undefined && revision !== options.expectedRevision) {
       throw new WrongExpectedRevisionError(stream, options.expectedRevision, revision ?? 'no_stream');
     }
@@ -161,7 +147,7 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
       const last = lasts.get(stream);
       try {
         if (last instanceof Error) throw last;
-        const decided = decideOn(decider, command, fold(decider, last ? [last] : []), now, metadata);
+        const decided = decideOn(decider, command, fold(decider.stream, last ? [last] : []), now, metadata);
         if (decided.events.length > 0) toAppend.push({ index, decided });
         else {
           outcomes[index] = {

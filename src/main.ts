@@ -2,7 +2,7 @@ import { createAuthenticator } from './auth/authenticator.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { leaveSignalsToCaller } from './db/embedded.ts';
 import { createLogger } from './logger.ts';
-import { projections, routeModules } from './modules.ts';
+import { service as composition } from './modules.ts';
 import { startService } from './service.ts';
 
 let config: ReturnType<typeof loadConfig>;
@@ -17,11 +17,7 @@ try {
 }
 
 const logger = createLogger(config.LOG_LEVEL);
-const service = await startService(config, logger, {
-  projections,
-  routes: routeModules,
-  authenticator: createAuthenticator,
-});
+const service = await startService(config, logger, { composition, authenticator: createAuthenticator });
 await service.app.listen({ port: config.PORT, host: config.HOST });
 
 let stopping = false;

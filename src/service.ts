@@ -7,9 +7,9 @@ import { createPool, type Pool } from './db/pool.ts';
 import { instrumentEventStore } from './event-store/instrumented.ts';
 import { openEventStore } from './event-store/open.ts';
 import type { EventStore } from './event-store/port.ts';
-import { type AppDeps, buildApp, type RouteModule, type ZodApp } from './http/app.ts';
+import type { Composition } from './feature.ts';
+import { type AppDeps, buildApp, type ZodApp } from './http/app.ts';
 import { Projections } from './projection/projections.ts';
-import type { Projection } from './projection/types.ts';
 
 export interface Service {
   app: ZodApp;
@@ -18,8 +18,8 @@ export interface Service {
 }
 
 export interface ServiceParts {
-  projections: readonly Projection[];
-  routes: readonly RouteModule[];
+  /** The features' registry, read models and routes (src/modules.ts). */
+  composition: Composition;
   authenticator?: (pool: Pool) => Authenticator;
 }
 
@@ -48,9 +48,11 @@ export async function startService(config: Config, logger: Logger, parts: Servic
     const pool = createPool(database.url);
     cleanups.unshift(() => pool.end());
     // Counted by type for /metrics (src/event-store/instrumented.ts).
-    const store: EventStore = instrumentEventStore(await openEventStore(config, pool));
+    const store: EventStore = instrumentEventStore(
+      await openEventStore(config, pool, parts.composition.registry),
+    );
     cleanups.unshift(() => store.close());
-    const projections = new Projections(store, pool, parts.projections, {
+    const projections = new Projections(store, pool, parts.composition.projections, {
       onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
     });
     await projections.start();
@@ -64,7 +66,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       clock: () => new Date(),
       authenticate: parts.authenticator?.(pool),
     };
-    const app = await buildApp(deps, parts.routes);
+    const app = await buildApp(deps, parts.composition.routes);
     cleanups.unshift(() => app.close());
     return {
       app,

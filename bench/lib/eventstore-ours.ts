@@ -1,22 +1,10 @@
-import { z } from 'zod';
 import { createPool } from '../../src/db/pool.ts';
 import type { NewEvent, Position } from '../../src/event-store/port.ts';
 import { START } from '../../src/event-store/port.ts';
 import { PostgresEventStore } from '../../src/event-store/postgres.ts';
-import { eventRegistry } from '../../src/event-store/registry.ts';
 import { BENCH_EVENT_TYPE, benchEventData } from './bench-event.ts';
+import { benchRegistry } from './bench-registry.ts';
 import type { PageReader } from './log-reading.ts';
-
-export const BenchEventAppended = eventRegistry.register(
-  BENCH_EVENT_TYPE,
-  z.object({
-    writer: z.number().int(),
-    seq: z.number().int(),
-    title: z.string(),
-    body: z.string(),
-    tags: z.array(z.string()),
-  }),
-);
 
 // What our readAll selects, so the raw paging baseline moves the same bytes.
 const COLUMNS =
@@ -28,7 +16,7 @@ const COLUMNS =
  */
 export async function openOurs(url: string, poolSize: number) {
   const pool = createPool(url, poolSize);
-  const store = new PostgresEventStore(pool);
+  const store = new PostgresEventStore(pool, benchRegistry);
   await pool.query(
     'CREATE TABLE IF NOT EXISTS bench_raw (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, data jsonb NOT NULL)',
   );

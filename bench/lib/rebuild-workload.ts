@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { contentHash } from '../../src/domain/content/article.ts';
 import '../../src/domain/columns/events.ts';
-import { eventRegistry } from '../../src/event-store/registry.ts';
-import { streams } from '../../src/streams.ts';
+import { columnStream } from '../../src/domain/columns/column-state.ts';
+import { articleStream } from '../../src/domain/content/article.ts';
+import { service } from '../../src/modules.ts';
 
 /**
  * The log the rebuild benchmark replays: content syncs and column edits interleaved, as a service
@@ -62,7 +63,7 @@ function articleEvent(n: number, revision: number, at: Date) {
     updatedAt: at.toISOString(),
   };
   return {
-    stream: streams.article(kind, article.slug),
+    stream: articleStream.name(kind, article.slug),
     revision,
     type: 'ArticleSynced',
     data: {
@@ -78,7 +79,7 @@ function articleEvent(n: number, revision: number, at: Date) {
 function columnEvent(c: number, revision: number) {
   const tableId = `tbl_${Math.floor(c / 25)}`;
   const columnId = `col_${c}`;
-  const stream = streams.column(tableId, columnId);
+  const stream = columnStream.name(tableId, columnId);
   if (revision === 0)
     return {
       stream,
@@ -141,7 +142,7 @@ export async function seedLog(pool: pg.Pool, w: Workload, chunk = 5000): Promise
   const flush = async () => {
     if (batch.length === 0) return;
     const prepared = batch.map((e) =>
-      eventRegistry.prepare({
+      service.registry.prepare({
         id: randomUUID(),
         type: e.type,
         data: e.data,

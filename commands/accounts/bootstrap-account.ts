@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { apiKeysProjection } from '../../projections/accounts/api-keys.ts';
+import { organizationsProjection } from '../../projections/accounts/organizations.ts';
+import { usersProjection } from '../../projections/accounts/users.ts';
 import { hashPassword } from '../../src/auth/password.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { handleCommand } from '../../src/command.ts';
-import {
-  emailReservationDecider,
-  organizationDecider,
-  userDecider,
-} from '../../src/domain/accounts/account-deciders.ts';
+import { STARTER_CREDITS } from '../../src/domain/accounts/events.ts';
+import { emailReservationStream, organizationStream, userStream } from '../../src/domain/accounts/streams.ts';
 import {
   keyMetadata,
   keyMetadataSchema,
@@ -23,8 +23,54 @@ import {
 } from '../../src/domain/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
-import { streams } from '../../src/streams.ts';
 import { issueApiKey } from './issue-api-key.ts';
+
+/*
+ * The deciders of the streams a bootstrap creates. Each refuses to create what exists already; the
+ * email reservation is the one that can lose a race, and its refusal is the 409 of a taken email.
+ */
+
+export interface ReserveEmail {
+  email: string;
+  userId: string;
+  organizationId: string;
+}
+
+export const reserveEmail = emailReservationStream.decider((command: ReserveEmail, state) => {
+  if (state.reserved) throw new AppError('email_taken', 'An account with this email address exists already.');
+  return [{ type: 'EmailReserved', data: { ...command } }];
+});
+
+export interface CreateOrganization {
+  organizationId: string;
+  name: string;
+  createdBy: string;
+}
+
+export const createOrganization = organizationStream.decider((command: CreateOrganization, state) => {
+  if (state.exists) throw new AppError('conflict', `Organization ${command.organizationId} exists already.`);
+  return [
+    { type: 'OrganizationCreated', data: { ...command } },
+    {
+      type: 'CreditsGranted',
+      data: { organizationId: command.organizationId, amount: STARTER_CREDITS, reason: 'starter' },
+    },
+  ];
+});
+
+export interface RegisterUser {
+  userId: string;
+  organizationId: string;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  passwordHash: string;
+}
+
+export const registerUser = userStream.decider((command: RegisterUser, state) => {
+  if (state.exists) throw new AppError('conflict', `User ${command.userId} exists already.`);
+  return [{ type: 'UserRegistered', data: { ...command } }];
+});
 
 const optionalName = z.string().trim().max(100).optional();
 
@@ -50,7 +96,7 @@ export const bootstrapResult = z.object({
   }),
 });
 
-const PROJECTIONS = ['api_keys', 'organizations', 'users'];
+const PROJECTIONS = [apiKeysProjection, organizationsProjection, usersProjection];
 
 type Body = z.infer<typeof bootstrapBody>;
 
@@ -73,20 +119,20 @@ export async function bootstrapAccount(deps: AppDeps, input: Body, correlationId
 
   await handleCommand({
     ...common,
-    stream: streams.emailReservation(input.email),
-    decider: emailReservationDecider,
+    stream: emailReservationStream.name(input.email),
+    decider: reserveEmail,
     command: { email: input.email, userId, organizationId },
   });
   await handleCommand({
     ...common,
-    stream: streams.organization(organizationId),
-    decider: organizationDecider,
+    stream: organizationStream.name(organizationId),
+    decider: createOrganization,
     command: { organizationId, name: input.organization_name, createdBy: userId },
   });
   await handleCommand({
     ...common,
-    stream: streams.user(userId),
-    decider: userDecider,
+    stream: userStream.name(userId),
+    decider: registerUser,
     command: {
       userId,
       organizationId,

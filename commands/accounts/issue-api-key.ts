@@ -1,17 +1,18 @@
 import { z } from 'zod';
+import { apiKeysProjection } from '../../projections/accounts/api-keys.ts';
 import { generateKey } from '../../src/auth/keys.ts';
 import { SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { handleCommand } from '../../src/command.ts';
-import { apiKeyDecider } from '../../src/domain/accounts/api-key-decider.ts';
+import { apiKeyStream } from '../../src/domain/accounts/streams.ts';
 import { keyMetadata, keyMetadataSchema, readKey } from '../../src/domain/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
-import { streams } from '../../src/streams.ts';
+import { eventMetadata } from '../../src/http/commands.ts';
 
 /** The read models a new key must be visible in before its owner is told about it. */
-export const KEY_PROJECTIONS = ['api_keys'] as const;
+export const KEY_PROJECTIONS = [apiKeysProjection];
 
 export interface IssueKeyInput {
   organizationId: string;
@@ -23,6 +24,33 @@ export interface IssueKeyInput {
   metadata: EventMetadata;
 }
 
+export interface IssueKey {
+  keyId: string;
+  organizationId: string;
+  userId: string;
+  name: string;
+  prefix: string;
+  scopes: Scope[];
+  secretHash: string;
+  /** Scopes of the key asking; undefined for a bootstrap, which grants all of them. */
+  grantorScopes?: ReadonlySet<Scope>;
+}
+
+/** A new key, with no scope its grantor does not hold itself. */
+export const issueKey = apiKeyStream.decider((command: IssueKey, state) => {
+  if (state.status !== 'none') throw new AppError('conflict', `API key ${command.keyId} exists already.`);
+  const { grantorScopes, ...data } = command;
+  const notHeld = grantorScopes ? data.scopes.filter((s) => !grantorScopes.has(s)) : [];
+  if (notHeld.length > 0) {
+    throw new AppError(
+      'scope_not_held',
+      `A key can only grant scopes it holds itself; this key lacks ${notHeld.join(', ')}.`,
+      { scopes: notHeld },
+    );
+  }
+  return [{ type: 'ApiKeyIssued', data }];
+});
+
 /** Appends a new key; the whole key (with its secret) exists only in the value returned here. */
 export async function issueApiKey(
   deps: Pick<AppDeps, 'store' | 'clock'>,
@@ -31,10 +59,9 @@ export async function issueApiKey(
   const key = generateKey();
   const result = await handleCommand({
     store: deps.store,
-    stream: streams.apiKey(key.keyId),
-    decider: apiKeyDecider,
+    stream: apiKeyStream.name(key.keyId),
+    decider: issueKey,
     command: {
-      type: 'IssueApiKey',
       keyId: key.keyId,
       organizationId: input.organizationId,
       userId: input.userId,
@@ -80,7 +107,7 @@ export const issueApiKeyRoute: RouteModule = (app, deps) => {
         name: request.body.name,
         scopes: request.body.scopes,
         grantorScopes: principal.scopes,
-        metadata: { correlationId: request.id, actor: principal.keyId },
+        metadata: eventMetadata(request),
       });
       await deps.projections.waitFor(issued.position, KEY_PROJECTIONS);
       const row = await readKey(deps.pool, issued.keyId);

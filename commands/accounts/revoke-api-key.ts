@@ -1,11 +1,27 @@
 import { z } from 'zod';
 import { authStateFor } from '../../src/auth/authenticator.ts';
 import { handleCommand } from '../../src/command.ts';
-import { apiKeyDecider } from '../../src/domain/accounts/api-key-decider.ts';
+import { apiKeyStream } from '../../src/domain/accounts/streams.ts';
+import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { streams } from '../../src/streams.ts';
+import { eventMetadata } from '../../src/http/commands.ts';
 import { KEY_PROJECTIONS } from './issue-api-key.ts';
+
+export interface RevokeKey {
+  keyId: string;
+  organizationId: string;
+}
+
+/** Revoking a revoked key changes nothing; another organization's key is answered like a missing one. */
+export const revokeKey = apiKeyStream.decider((command: RevokeKey, state) => {
+  // Ids are not probed: another organization's key gets the answer a key that does not exist gets.
+  if (state.status === 'none' || state.organizationId !== command.organizationId) {
+    throw new AppError('not_found', `No API key ${command.keyId} in this organization.`);
+  }
+  if (state.status === 'revoked') return [];
+  return [{ type: 'ApiKeyRevoked', data: { keyId: command.keyId, organizationId: command.organizationId } }];
+});
 
 const params = z.object({ keyId: z.string().min(1).max(64) });
 
@@ -26,10 +42,10 @@ export const revokeApiKeyRoute: RouteModule = (app, deps) => {
       const { keyId } = request.params;
       const result = await handleCommand({
         store: deps.store,
-        stream: streams.apiKey(keyId),
-        decider: apiKeyDecider,
-        command: { type: 'RevokeApiKey', keyId, organizationId: principal.organizationId },
-        metadata: { correlationId: request.id, actor: principal.keyId },
+        stream: apiKeyStream.name(keyId),
+        decider: revokeKey,
+        command: { keyId, organizationId: principal.organizationId },
+        metadata: eventMetadata(request),
         now: deps.clock(),
       });
       if (result.appended) await deps.projections.waitFor(result.appended.position, KEY_PROJECTIONS);

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { COLUMNS } from '../../projections/columns/columns.ts';
-import { type CommandResult, type Decider, handleCommand } from '../../src/command.ts';
+import { COLUMNS, columnsProjection } from '../../projections/columns/columns.ts';
+import { type CommandResult, handleCommand } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { type ColumnState, evolveColumn, initialColumnState } from '../../src/domain/columns/column-state.ts';
+import { type ColumnState, columnStream } from '../../src/domain/columns/column-state.ts';
 import { type ConfigContext, validateColumnConfig } from '../../src/domain/columns/config/index.ts';
 import {
   boundRunConditions,
@@ -26,19 +26,13 @@ import {
   PositionSchema,
 } from '../../src/domain/columns/fields.ts';
 import { loadTableForWrite, tableNotFound, tableOrganizations } from '../../src/domain/tables/access.ts';
-import type { TableEvent } from '../../src/domain/tables/events.ts';
-import { eventMetadata, readYourWrites, TableParams } from '../../src/domain/tables/http.ts';
 import { newColumnId } from '../../src/domain/tables/ids.ts';
-import {
-  columnMembers,
-  evolveTable,
-  initialTableState,
-  type TableState,
-} from '../../src/domain/tables/table-state.ts';
+import { TableParams } from '../../src/domain/tables/schemas.ts';
+import { columnMembers, tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { streams } from '../../src/streams.ts';
+import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 import { removeColumn } from './delete-column.ts';
 // The per-request FilterObject (used by column runs) is published in the OpenAPI document already.
 import '../../src/domain/columns/filter-object.ts';
@@ -52,21 +46,17 @@ export interface AddColumn {
   dataType: Column['dataType'];
 }
 
-export const addColumn: Decider<TableState, AddColumn, TableEvent> = {
-  initialState: initialTableState,
-  evolve: evolveTable,
-  decide: (command, state) => {
-    if (!state.exists) throw tableNotFound(command.tableId);
-    if ([...state.columns.values()].some((c) => c.key === command.key)) {
-      throw new AppError('column_key_taken', `The key ${command.key} is already used in this table.`, {
-        errors: [{ path: 'key', message: `${command.key} is taken; send another key` }],
-      });
-    }
-    if (state.columns.has(command.columnId))
-      throw new AppError('conflict', `Column ${command.columnId} exists.`);
-    return [{ type: 'ColumnAdded', data: command }];
-  },
-};
+export const addColumn = tableStream.decider((command: AddColumn, state) => {
+  if (!state.exists) throw tableNotFound(command.tableId);
+  if ([...state.columns.values()].some((c) => c.key === command.key)) {
+    throw new AppError('column_key_taken', `The key ${command.key} is already used in this table.`, {
+      errors: [{ path: 'key', message: `${command.key} is taken; send another key` }],
+    });
+  }
+  if (state.columns.has(command.columnId))
+    throw new AppError('conflict', `Column ${command.columnId} exists.`);
+  return [{ type: 'ColumnAdded', data: command }];
+});
 
 /** Step 2, on the column's own stream: the column with its validated config. */
 export interface CreateColumn {
@@ -75,23 +65,19 @@ export interface CreateColumn {
   context: ConfigContext;
 }
 
-export const createColumn: Decider<ColumnState, CreateColumn, ColumnEvent> = {
-  initialState: initialColumnState,
-  evolve: evolveColumn,
-  decide: (command, state) => {
-    const { column, tableId } = command;
-    if (state.column) throw new AppError('conflict', `Column ${column.id} already exists.`);
-    if (!COLUMN_KEY.test(column.key)) {
-      throw new AppError('validation_failed', 'Invalid key', {
-        errors: [{ path: 'key', message: 'invalid key' }],
-      });
-    }
-    const config = validateColumnConfig(column.config, command.context);
-    if (!config.ok) throw invalidConfig(config.errors);
-    const { id, ...fields } = column;
-    return [{ type: 'ColumnCreated', data: { tableId, columnId: id, ...fields, config: config.config } }];
-  },
-};
+export const createColumn = columnStream.decider((command: CreateColumn, state) => {
+  const { column, tableId } = command;
+  if (state.column) throw new AppError('conflict', `Column ${column.id} already exists.`);
+  if (!COLUMN_KEY.test(column.key)) {
+    throw new AppError('validation_failed', 'Invalid key', {
+      errors: [{ path: 'key', message: 'invalid key' }],
+    });
+  }
+  const config = validateColumnConfig(column.config, command.context);
+  if (!config.ok) throw invalidConfig(config.errors);
+  const { id, ...fields } = column;
+  return [{ type: 'ColumnCreated', data: { tableId, columnId: id, ...fields, config: config.config } }];
+});
 
 export const CreateColumnBody = z.strictObject({
   label: LabelSchema,
@@ -161,11 +147,11 @@ export const createColumnRoute: RouteModule = (app, deps) => {
       const now = deps.clock();
       const metadata = eventMetadata(request);
       // Decide once before claiming the key, so that a refused config leaves nothing behind.
-      createColumn.decide(command, createColumn.initialState(), now);
+      createColumn.decide(command, columnStream.initialState(), now);
       const claim = { tableId, columnId: id, key, kind: body.kind, dataType: body.dataType };
       await handleCommand({
         store: deps.store,
-        stream: streams.table(tableId),
+        stream: tableStream.name(tableId),
         decider: addColumn,
         command: claim,
         metadata,
@@ -175,7 +161,7 @@ export const createColumnRoute: RouteModule = (app, deps) => {
       try {
         result = await handleCommand({
           store: deps.store,
-          stream: streams.column(tableId, id),
+          stream: columnStream.name(tableId, id),
           decider: createColumn,
           command,
           metadata,
@@ -185,7 +171,7 @@ export const createColumnRoute: RouteModule = (app, deps) => {
         // Give the key back; should this fail too, the key stays claimed by a column nobody sees.
         await handleCommand({
           store: deps.store,
-          stream: streams.table(tableId),
+          stream: tableStream.name(tableId),
           decider: removeColumn,
           command: { tableId, columnId: id, referencedBy: [] },
           metadata,
@@ -193,7 +179,7 @@ export const createColumnRoute: RouteModule = (app, deps) => {
         }).catch(() => {});
         throw error;
       }
-      await readYourWrites(deps, result.appended?.position, ['columns']);
+      await readYourWrites(deps, result.appended?.position, [columnsProjection]);
       return reply.code(201).header('etag', etagOf(result.revision)).send(result.state.column!);
     },
   );

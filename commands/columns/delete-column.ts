@@ -1,7 +1,7 @@
-import { type Decider, handleCommand, loadState } from '../../src/command.ts';
-import { type ColumnState, evolveColumn, initialColumnState } from '../../src/domain/columns/column-state.ts';
+import { columnsProjection } from '../../projections/columns/columns.ts';
+import { handleCommand, loadState } from '../../src/command.ts';
+import { type ColumnState, columnStream } from '../../src/domain/columns/column-state.ts';
 import { configRefs } from '../../src/domain/columns/config/index.ts';
-import type { ColumnEvent } from '../../src/domain/columns/events.ts';
 import { refersTo } from '../../src/domain/columns/references.ts';
 import {
   columnNotFound,
@@ -9,19 +9,13 @@ import {
   memberColumn,
   tableNotFound,
 } from '../../src/domain/tables/access.ts';
-import type { TableEvent } from '../../src/domain/tables/events.ts';
-import { ColumnParams, eventMetadata, readYourWrites } from '../../src/domain/tables/http.ts';
-import {
-  evolveTable,
-  initialTableState,
-  type TableColumn,
-  type TableState,
-} from '../../src/domain/tables/table-state.ts';
+import { ColumnParams } from '../../src/domain/tables/schemas.ts';
+import { type TableColumn, type TableState, tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError, formatPath } from '../../src/errors.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { streams } from '../../src/streams.ts';
+import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 
 /** A column whose config names the column being deleted, and where. */
 export interface Referrer {
@@ -38,33 +32,26 @@ export interface RemoveColumn {
 }
 
 /** On the table's stream: the column leaves its table (and frees its key) unless another column needs it. */
-export const removeColumn: Decider<TableState, RemoveColumn, TableEvent> = {
-  initialState: initialTableState,
-  evolve: evolveTable,
-  decide: (command, state) => {
-    if (!state.exists) throw tableNotFound(command.tableId);
-    const column = state.columns.get(command.columnId);
-    if (!column) throw columnNotFound(command.tableId, command.columnId);
-    if (command.referencedBy.length > 0) {
-      const list = command.referencedBy.map((r) => `${r.key} (${r.paths.join(', ')})`).join('; ');
-      throw new AppError('column_in_use', `Column ${column.key} is referenced by: ${list}.`, {
-        referencedBy: command.referencedBy,
-      });
-    }
-    return [
-      { type: 'ColumnRemoved', data: { tableId: command.tableId, columnId: column.id, key: column.key } },
-    ];
-  },
-};
-
-export const columnEvolver = { initialState: initialColumnState, evolve: evolveColumn };
+export const removeColumn = tableStream.decider((command: RemoveColumn, state) => {
+  if (!state.exists) throw tableNotFound(command.tableId);
+  const column = state.columns.get(command.columnId);
+  if (!column) throw columnNotFound(command.tableId, command.columnId);
+  if (command.referencedBy.length > 0) {
+    const list = command.referencedBy.map((r) => `${r.key} (${r.paths.join(', ')})`).join('; ');
+    throw new AppError('column_in_use', `Column ${column.key} is referenced by: ${list}.`, {
+      referencedBy: command.referencedBy,
+    });
+  }
+  return [
+    { type: 'ColumnRemoved', data: { tableId: command.tableId, columnId: column.id, key: column.key } },
+  ];
+});
 
 /** The current state of every column of the table, read from their streams. */
 export async function loadColumns(store: EventStore, table: TableState): Promise<ColumnState[]> {
   return Promise.all(
     [...table.columns.keys()].map(
-      async (id) =>
-        (await loadState<ColumnState, ColumnEvent>(store, streams.column(table.id, id), columnEvolver)).state,
+      async (id) => (await loadState(store, columnStream.name(table.id, id), columnStream)).state,
     ),
   );
 }
@@ -103,13 +90,13 @@ export const deleteColumnRoute: RouteModule = (app, deps) => {
       const target = memberColumn(table, columnId);
       const result = await handleCommand({
         store: deps.store,
-        stream: streams.table(tableId),
+        stream: tableStream.name(tableId),
         decider: removeColumn,
         command: { tableId, columnId, referencedBy: await findReferrers(deps.store, table, target) },
         metadata: eventMetadata(request),
         now: deps.clock(),
       });
-      await readYourWrites(deps, result.appended?.position, ['columns']);
+      await readYourWrites(deps, result.appended?.position, [columnsProjection]);
       return reply.code(204).send();
     },
   );

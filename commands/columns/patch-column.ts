@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { type Decider, handleCommand } from '../../src/command.ts';
-import { type ColumnState, evolveColumn, initialColumnState } from '../../src/domain/columns/column-state.ts';
+import { columnsProjection } from '../../projections/columns/columns.ts';
+import { handleCommand } from '../../src/command.ts';
+import { columnStream } from '../../src/domain/columns/column-state.ts';
 import { type ConfigContext, validateColumnConfig } from '../../src/domain/columns/config/index.ts';
 import {
   boundRunConditions,
@@ -23,13 +24,13 @@ import {
   memberColumn,
   tableOrganizations,
 } from '../../src/domain/tables/access.ts';
-import { ColumnParams, eventMetadata, readYourWrites } from '../../src/domain/tables/http.ts';
+import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { columnMembers } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
 import { WrongExpectedRevisionError } from '../../src/event-store/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { streams } from '../../src/streams.ts';
+import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 
 export interface ColumnPatch {
   label?: string;
@@ -54,10 +55,8 @@ type Changes = Extract<ColumnEvent, { type: 'ColumnPatched' }>['data']['changes'
  * Records only what differs from the current column. Decided again on every retry after a concurrent
  * write, so two PATCHes changing different things both land, each on top of the other.
  */
-export const patchColumn: Decider<ColumnState, PatchColumn, ColumnEvent> = {
-  initialState: initialColumnState,
-  evolve: evolveColumn,
-  decide: ({ tableId, columnId, patch, context }, state) => {
+export const patchColumn = columnStream.decider(
+  ({ tableId, columnId, patch, context }: PatchColumn, state) => {
     const column = state.column;
     if (!column) throw columnNotFound(tableId, columnId);
     const changes: Changes = {};
@@ -77,7 +76,7 @@ export const patchColumn: Decider<ColumnState, PatchColumn, ColumnEvent> = {
     if (Object.keys(changes).length === 0) return [];
     return [{ type: 'ColumnPatched', data: { tableId, columnId, changes } }];
   },
-};
+);
 
 export const PatchColumnBody = z
   .strictObject({
@@ -131,7 +130,7 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
       try {
         const result = await handleCommand({
           store: deps.store,
-          stream: streams.column(tableId, columnId),
+          stream: columnStream.name(tableId, columnId),
           decider: patchColumn,
           command: { tableId, columnId, patch: request.body as ColumnPatch, context },
           metadata: eventMetadata(request),
@@ -139,7 +138,7 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
           expectedRevision: expected,
           maxRetries: MAX_RETRIES,
         });
-        await readYourWrites(deps, result.appended?.position, ['columns']);
+        await readYourWrites(deps, result.appended?.position, [columnsProjection]);
         return reply.header('etag', etagOf(result.revision)).send(result.state.column!);
       } catch (error) {
         if (error instanceof WrongExpectedRevisionError) throw stale();

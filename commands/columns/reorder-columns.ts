@@ -1,16 +1,16 @@
 import { z } from 'zod';
-import { type Decider, handleCommand } from '../../src/command.ts';
-import { type ColumnState, evolveColumn, initialColumnState } from '../../src/domain/columns/column-state.ts';
-import type { ColumnEvent } from '../../src/domain/columns/events.ts';
+import { columnsProjection } from '../../projections/columns/columns.ts';
+import { handleCommand } from '../../src/command.ts';
+import { columnStream } from '../../src/domain/columns/column-state.ts';
 import { type Column, ColumnSchema } from '../../src/domain/columns/fields.ts';
 import { columnNotFound, loadTableForWrite } from '../../src/domain/tables/access.ts';
-import { eventMetadata, readYourWrites, TableParams } from '../../src/domain/tables/http.ts';
+import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { AppError, type FieldError } from '../../src/errors.ts';
 import type { Position } from '../../src/event-store/port.ts';
 import { comparePositions } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { streams } from '../../src/streams.ts';
+import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 import { loadColumns } from './delete-column.ts';
 
 export interface Move {
@@ -48,15 +48,11 @@ export interface MoveColumn {
   position: number;
 }
 
-export const moveColumn: Decider<ColumnState, MoveColumn, ColumnEvent> = {
-  initialState: initialColumnState,
-  evolve: evolveColumn,
-  decide: ({ tableId, columnId, position }, state) => {
-    if (!state.column) throw columnNotFound(tableId, columnId);
-    if (state.column.position === position) return [];
-    return [{ type: 'ColumnMoved', data: { tableId, columnId, position } }];
-  },
-};
+export const moveColumn = columnStream.decider(({ tableId, columnId, position }: MoveColumn, state) => {
+  if (!state.column) throw columnNotFound(tableId, columnId);
+  if (state.column.position === position) return [];
+  return [{ type: 'ColumnMoved', data: { tableId, columnId, position } }];
+});
 
 export const ReorderColumnsBody = z.strictObject({
   columnIds: z.array(z.string().max(200)).max(10_000).describe('Every column of the table exactly once'),
@@ -91,7 +87,7 @@ export const reorderColumnsRoute: RouteModule = (app, deps) => {
         moves.map((command) =>
           handleCommand({
             store: deps.store,
-            stream: streams.column(tableId, command.columnId),
+            stream: columnStream.name(tableId, command.columnId),
             decider: moveColumn,
             command: { tableId, ...command },
             metadata,
@@ -103,7 +99,7 @@ export const reorderColumnsRoute: RouteModule = (app, deps) => {
         .map((r) => r.appended?.position)
         .filter((p): p is Position => p !== undefined)
         .reduce<Position | undefined>((a, b) => (a && comparePositions(a, b) > 0 ? a : b), undefined);
-      await readYourWrites(deps, last, ['columns']);
+      await readYourWrites(deps, last, [columnsProjection]);
       return results.map((r) => r.state.column!);
     },
   );

@@ -3,7 +3,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { SITE_CONTENT_PROJECTION } from '../../projections/content/site-content.ts';
+import { siteContentProjection } from '../../projections/content/site-content.ts';
 import { type ContentApiClient, contentApiFromConfig } from '../../src/content-api/client.ts';
 import { pageCacheFor, pageKey } from '../../src/domain/content/site/page-cache.ts';
 import { runFullSync, withFullSyncLock } from '../../src/domain/content/sync-full.ts';
@@ -178,7 +178,7 @@ function syncContext(
 async function waitForRows(deps: AppDeps, request: FastifyRequest, report: SyncReport, timeoutMs: number) {
   if (!report.lastPosition) return;
   try {
-    await deps.projections.waitFor(report.lastPosition, [SITE_CONTENT_PROJECTION], timeoutMs);
+    await deps.projections.waitFor(report.lastPosition, [siteContentProjection], timeoutMs);
   } catch (error) {
     request.log.warn({ err: error }, 'site_content has not caught up with the sync yet');
   }

@@ -1,18 +1,13 @@
 import { z } from 'zod';
-import { type Decider, handleCommand } from '../../src/command.ts';
-import type { TableEvent } from '../../src/domain/tables/events.ts';
-import { eventMetadata, readYourWrites, TableNameSchema, TableSchema } from '../../src/domain/tables/http.ts';
+import { tablesProjection } from '../../projections/tables/tables.ts';
+import { handleCommand } from '../../src/command.ts';
 import { newTableId } from '../../src/domain/tables/ids.ts';
-import {
-  evolveTable,
-  initialTableState,
-  type TableState,
-  tableView,
-} from '../../src/domain/tables/table-state.ts';
+import { TableNameSchema, TableSchema } from '../../src/domain/tables/schemas.ts';
+import { tableStream, tableView } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { streams } from '../../src/streams.ts';
+import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 
 export interface CreateTable {
   tableId: string;
@@ -20,14 +15,10 @@ export interface CreateTable {
   name: string;
 }
 
-export const createTable: Decider<TableState, CreateTable, TableEvent> = {
-  initialState: initialTableState,
-  evolve: evolveTable,
-  decide: (command, state, now) => {
-    if (state.exists) throw new AppError('conflict', `Table ${command.tableId} already exists.`);
-    return [{ type: 'TableCreated', data: { ...command, at: now.toISOString() } }];
-  },
-};
+export const createTable = tableStream.decider((command: CreateTable, state, now) => {
+  if (state.exists) throw new AppError('conflict', `Table ${command.tableId} already exists.`);
+  return [{ type: 'TableCreated', data: { ...command, at: now.toISOString() } }];
+});
 
 export const CreateTableBody = z.strictObject({ name: TableNameSchema });
 
@@ -52,13 +43,13 @@ export const createTableRoute: RouteModule = (app, deps) => {
       };
       const result = await handleCommand({
         store: deps.store,
-        stream: streams.table(command.tableId),
+        stream: tableStream.name(command.tableId),
         decider: createTable,
         command,
         metadata: eventMetadata(request),
         now: deps.clock(),
       });
-      await readYourWrites(deps, result.appended?.position, ['tables']);
+      await readYourWrites(deps, result.appended?.position, [tablesProjection]);
       return reply.code(201).send(tableView(result.state));
     },
   );

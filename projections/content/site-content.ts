@@ -5,7 +5,6 @@ import type { Projection } from '../../src/projection/types.ts';
 
 /** The logical table the public pages read; queries import this name rather than spelling it. */
 export const SITE_CONTENT = 'site_content';
-export const SITE_CONTENT_PROJECTION = 'site_content';
 
 /**
  * The website's own copy of its articles, one row per (kind, slug), upserted from ArticleSynced and
@@ -14,7 +13,7 @@ export const SITE_CONTENT_PROJECTION = 'site_content';
  * rendered page is cached per process (src/site/page-cache.ts) and sanitized once per change.
  */
 export const siteContentProjection: Projection = {
-  name: SITE_CONTENT_PROJECTION,
+  name: 'site_content',
   version: 1,
   handles: ['ArticleSynced'],
   tables: {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { ColumnParams } from '../../src/domain/tables/http.ts';
+import { columnStream } from '../../src/domain/columns/column-state.ts';
+import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import type { RecordedEvent } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { streams } from '../../src/streams.ts';
 import { readColumn } from './get-column.ts';
 
 const HistoryEntry = z.object({
@@ -49,7 +49,7 @@ export const columnHistoryRoute: RouteModule = (app, deps) => {
     async (request) => {
       const { tableId, columnId } = request.params;
       await readColumn(deps.pool, principalOf(request), tableId, columnId);
-      const events = await deps.store.readStream(streams.column(tableId, columnId));
+      const events = await deps.store.readStream(columnStream.name(tableId, columnId));
       return events.map((event) => ({
         revision: Number(event.revision),
         type: event.type,

@@ -3,8 +3,8 @@ import { COLUMN_FIELDS, COLUMNS, type ColumnRow, columnFromRow } from '../../pro
 import { TABLES } from '../../projections/tables/tables.ts';
 import { ColumnSchema } from '../../src/domain/columns/fields.ts';
 import { tableNotFound } from '../../src/domain/tables/access.ts';
-import { TableParams } from '../../src/domain/tables/http.ts';
 import { isTableId } from '../../src/domain/tables/ids.ts';
+import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

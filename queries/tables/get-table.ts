@@ -1,7 +1,7 @@
 import { TABLES, type TableRow, tableFromRow } from '../../projections/tables/tables.ts';
 import { tableNotFound } from '../../src/domain/tables/access.ts';
-import { TableParams, TableSchema } from '../../src/domain/tables/http.ts';
 import { isTableId } from '../../src/domain/tables/ids.ts';
+import { TableParams, TableSchema } from '../../src/domain/tables/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

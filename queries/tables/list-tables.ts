@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { TABLES, type TableRow, tableFromRow } from '../../projections/tables/tables.ts';
-import { TableSchema } from '../../src/domain/tables/http.ts';
+import { TableSchema } from '../../src/domain/tables/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

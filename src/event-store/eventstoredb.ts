@@ -36,7 +36,7 @@ import type {
   StreamAppendOutcome,
 } from './port.ts';
 import { comparePositions, START } from './port.ts';
-import { type EventRegistry, eventRegistry } from './registry.ts';
+import type { EventRegistry } from './registry.ts';
 
 /** $all is read in pages of at least this many events: system events in between must not starve a page. */
 const MIN_PAGE = 64;
@@ -54,7 +54,7 @@ export class EventStoreDbStore implements EventStore {
 
   constructor(
     private readonly client: EventStoreDBClient,
-    private readonly registry: EventRegistry = eventRegistry,
+    private readonly registry: EventRegistry,
   ) {}
 
   async append(
@@ -217,6 +217,6 @@ export class EventStoreDbStore implements EventStore {
 }
 
 /** Connects lazily: the client opens its channel on the first call. */
-export function connectEventStoreDb(url: string, registry: EventRegistry = eventRegistry): EventStoreDbStore {
+export function connectEventStoreDb(url: string, registry: EventRegistry): EventStoreDbStore {
   return new EventStoreDbStore(EventStoreDBClient.connectionString(url), registry);
 }

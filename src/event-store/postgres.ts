@@ -17,7 +17,7 @@ import type {
 } from './port.ts';
 import { START } from './port.ts';
 import { LiveTail } from './postgres-live-tail.ts';
-import { type EventRegistry, eventRegistry } from './registry.ts';
+import type { EventRegistry } from './registry.ts';
 
 interface EventRow {
   position: string;
@@ -69,7 +69,7 @@ export class PostgresEventStore implements EventStore {
 
   constructor(
     private readonly pool: pg.Pool,
-    private readonly registry: EventRegistry = eventRegistry,
+    private readonly registry: EventRegistry,
     options: { pageSize?: number } = {},
   ) {
     this.tail = new LiveTail(pool, (from, limit) => this.readAll({ from, limit }), options.pageSize ?? 1000);

@@ -1,9 +1,7 @@
 import type { z } from 'zod';
+import type { AnyStreamDefinition, EventSchema, Upcaster } from '../stream.ts';
 import { InvalidEventError } from './errors.ts';
 import type { EventMetadata, NewEvent, RecordedEvent } from './port.ts';
-
-/** Turns the data of an older schema version into the next version's shape. */
-export type Upcaster = (data: unknown) => unknown;
 
 interface Registration {
   schema: z.ZodType;
@@ -12,41 +10,59 @@ interface Registration {
   upcasters: Record<number, Upcaster>;
 }
 
+const registrationOf = (event: EventSchema): Registration =>
+  'safeParse' in event ? { schema: event, version: 1, upcasters: {} } : event;
+
+const issuesOf = (error: z.ZodError) =>
+  error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+
 /**
- * Type name -> zod schema and schema version. Data is validated on append and on read; an event
- * stored under an older version is upcast on read and never rewritten.
+ * Type name -> zod schema and schema version, built from the stream definitions of the features
+ * (src/modules.ts), never by side effect. Data is validated on append and on read; an event stored
+ * under an older version is upcast on read and never rewritten; a type that no stream declares is
+ * refused both ways rather than passed through unvalidated.
  */
 export class EventRegistry {
   private readonly types = new Map<string, Registration>();
+  private readonly byCategory = new Map<string, AnyStreamDefinition>();
 
-  register<S extends z.ZodType>(
-    type: string,
-    schema: S,
-    options: { version?: number; upcasters?: Record<number, Upcaster> } = {},
-  ): S {
-    const existing = this.types.get(type);
-    if (existing && existing.schema !== schema) throw new Error(`Event type ${type} registered twice`);
-    this.types.set(type, { schema, version: options.version ?? 1, upcasters: options.upcasters ?? {} });
-    return schema;
+  constructor(streams: readonly AnyStreamDefinition[]) {
+    for (const stream of streams) {
+      if (this.byCategory.has(stream.category))
+        throw new Error(`stream category ${stream.category} declared twice`);
+      this.byCategory.set(stream.category, stream);
+      for (const [type, event] of Object.entries(stream.events)) {
+        if (this.types.has(type)) throw new Error(`event type ${type} declared by two streams`);
+        this.types.set(type, registrationOf(event));
+      }
+    }
   }
 
   has(type: string): boolean {
     return this.types.has(type);
   }
 
+  /** The definition of a category of streams (`column`), for replaying one of its streams. */
+  stream(category: string): AnyStreamDefinition | undefined {
+    return this.byCategory.get(category);
+  }
+
+  categories(): string[] {
+    return [...this.byCategory.keys()].sort();
+  }
+
+  private registration(type: string): Registration {
+    const registration = this.types.get(type);
+    if (!registration)
+      throw new InvalidEventError(type, [{ path: 'type', message: 'unregistered event type' }]);
+    return registration;
+  }
+
   /** Validates a new event and stamps its schema version into the metadata. */
   prepare(event: NewEvent): NewEvent & { metadata: EventMetadata } {
-    const registration = this.types.get(event.type);
-    if (!registration) {
-      throw new InvalidEventError(event.type, [{ path: 'type', message: 'unregistered event type' }]);
-    }
+    const registration = this.registration(event.type);
     const parsed = registration.schema.safeParse(event.data);
-    if (!parsed.success) {
-      throw new InvalidEventError(
-        event.type,
-        parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-      );
-    }
+    if (!parsed.success) throw new InvalidEventError(event.type, issuesOf(parsed.error));
     return {
       ...event,
       data: parsed.data,
@@ -54,10 +70,9 @@ export class EventRegistry {
     };
   }
 
-  /** Upcasts and validates a stored event; unknown types (other writers, system events) pass as they are. */
+  /** Upcasts and validates a stored event. */
   decode<E extends RecordedEvent>(event: E): E {
-    const registration = this.types.get(event.type);
-    if (!registration) return event;
+    const registration = this.registration(event.type);
     let data = event.data;
     let version = Number(event.metadata.schemaVersion ?? 1);
     while (version < registration.version) {
@@ -67,15 +82,7 @@ export class EventRegistry {
       version++;
     }
     const parsed = registration.schema.safeParse(data);
-    if (!parsed.success) {
-      throw new InvalidEventError(
-        event.type,
-        parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
-      );
-    }
+    if (!parsed.success) throw new InvalidEventError(event.type, issuesOf(parsed.error));
     return { ...event, data: parsed.data };
   }
 }
-
-/** The registry every feature registers its events in. */
-export const eventRegistry = new EventRegistry();

@@ -1,11 +1,14 @@
 import type { EventStore, RecordedEvent } from '../event-store/port.ts';
-import { categoryOf } from '../streams.ts';
-import { type StateReplayer, stateReplayers } from './state-replayers.ts';
+import type { EventRegistry } from '../event-store/registry.ts';
+import { type AnyStreamDefinition, categoryOf } from '../stream.ts';
 
 export class NoReplayerError extends Error {
-  constructor(readonly category: string) {
+  constructor(
+    readonly category: string,
+    known: readonly string[],
+  ) {
     super(
-      `no state replayer for streams of category "${category}" (known: ${stateReplayers.categories().join(', ') || 'none'})`,
+      `no stream definition for streams of category "${category}" (known: ${known.join(', ') || 'none'})`,
     );
   }
 }
@@ -22,26 +25,35 @@ export interface StateAt {
   state: unknown;
 }
 
-/** Folds events with the replayer; the events must be of one stream, oldest first. */
-export function replayUntil(events: readonly RecordedEvent[], at: Date, replayer: StateReplayer) {
-  let state = replayer.initialState();
+/** Folds events with the stream's own evolve; the events must be of one stream, oldest first. */
+export function replayUntil(events: readonly RecordedEvent[], at: Date, definition: AnyStreamDefinition) {
+  let state = definition.initialState();
   let last: RecordedEvent | undefined;
   for (const event of events) {
     // Appends to one stream are serialised, so its recorded times rise with its revisions.
     if (event.recordedAt.getTime() > at.getTime()) break;
-    state = replayer.evolve(state, event);
+    state = definition.evolve(state, event);
     last = event;
   }
   return { state, last };
 }
 
-/** The state of a stream (an article, a column) as it was at `at`, by replaying its events up to then. */
-export async function stateAt(store: EventStore, stream: string, at: Date): Promise<StateAt> {
-  const replayer = stateReplayers.get(categoryOf(stream));
-  if (!replayer) throw new NoReplayerError(categoryOf(stream));
+/**
+ * The state of a stream (an article, a column) as it was at `at`, by replaying its events up to then
+ * with the evolve of its feature's stream definition: history shows what the command side saw.
+ */
+export async function stateAt(
+  store: EventStore,
+  registry: EventRegistry,
+  stream: string,
+  at: Date,
+): Promise<StateAt> {
+  const definition = registry.stream(categoryOf(stream));
+  if (!definition) throw new NoReplayerError(categoryOf(stream), registry.categories());
   const events = await store.readStream(stream);
-  const { state, last } = replayUntil(events, at, replayer);
+  const { state, last } = replayUntil(events, at, definition);
   const replayed = last ? events.indexOf(last) + 1 : 0;
+  const view = definition.history?.view ?? ((s: unknown) => s);
   return {
     stream,
     at,
@@ -49,6 +61,6 @@ export async function stateAt(store: EventStore, stream: string, at: Date): Prom
     recordedAt: last?.recordedAt ?? null,
     eventsReplayed: replayed,
     eventsAfter: events.length - replayed,
-    state: last ? (replayer.view ? replayer.view(state) : state) : null,
+    state: last ? view(state) : null,
   };
 }

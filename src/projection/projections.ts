@@ -8,6 +8,16 @@ import { VersionRebuilds } from './version-rebuilds.ts';
 
 const LAG_SCAN_LIMIT = 10_000;
 
+/** The read models named in a read-your-writes wait did not reach the position in time. */
+export class ProjectionLagError extends Error {
+  constructor(
+    readonly projections: readonly string[],
+    timeoutMs: number,
+  ) {
+    super(`projections ${projections.join(', ')} did not reach the position in ${timeoutMs} ms`);
+  }
+}
+
 /** Every projection of the service, each with its own runner. */
 export class Projections {
   readonly runners = new Map<string, ProjectionRunner>();
@@ -41,10 +51,22 @@ export class Projections {
     return runner;
   }
 
-  /** Read-your-writes: resolves once the named projections (default: all) have passed `position`. */
-  async waitFor(position: Position, names?: readonly string[], timeoutMs = 5000): Promise<void> {
-    const runners = names ? names.map((n) => this.runner(n)) : [...this.runners.values()];
-    await Promise.all(runners.map((r) => r.waitFor(position, timeoutMs)));
+  /**
+   * Read-your-writes: resolves once the given projections (default: all) have passed `position`;
+   * rejects with ProjectionLagError when they have not after `timeoutMs`.
+   */
+  async waitFor(position: Position, projections?: readonly Projection[], timeoutMs = 5000): Promise<void> {
+    const runners = projections ? projections.map((p) => this.runner(p.name)) : [...this.runners.values()];
+    const reached = await Promise.all(
+      runners.map((r) =>
+        r.waitFor(position, timeoutMs).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    const behind = runners.filter((_, i) => !reached[i]).map((r) => r.projection.name);
+    if (behind.length > 0) throw new ProjectionLagError(behind, timeoutMs);
   }
 
   anyFailed(): boolean {

@@ -1,5 +1,6 @@
 import type { PoolClient } from '../db/pool.ts';
 import type { RecordedEvent } from '../event-store/port.ts';
+import type { DomainEvent } from '../stream.ts';
 
 /** Maps a projection's logical table name to the physical table it writes (live or a rebuild's shadow). */
 export type TableNames = (logical: string) => string;
@@ -9,18 +10,24 @@ export interface ApplyContext {
   table: TableNames;
 }
 
+/** A feature's event union as the log hands it over: each type with its own data. */
+export type RecordedOf<E extends DomainEvent> =
+  E extends DomainEvent<infer T, infer D> ? RecordedEvent<T, D> : never;
+
 /**
  * A read model: the tables it owns, the event types it handles and how a batch of them changes the
- * tables. `apply` runs inside the transaction that also moves the checkpoint.
+ * tables. `apply` runs inside the transaction that also moves the checkpoint. Typed against the event
+ * union it reads (`Projection<ColumnEvent | TableEvent>`): `handles` names only types of that union,
+ * and `apply` sees their data typed.
  */
-export interface Projection {
+export interface Projection<E extends DomainEvent = DomainEvent> {
   readonly name: string;
   /** Bump to rebuild from the start of the log (blue/green, while the old version serves). */
   readonly version: number;
-  readonly handles: readonly string[];
+  readonly handles: readonly E['type'][];
   /** Logical table name -> the statements creating it under a given physical name. */
   readonly tables: Readonly<Record<string, (table: string) => string[]>>;
-  apply(events: readonly RecordedEvent[], ctx: ApplyContext): Promise<void>;
+  apply(events: readonly RecordedOf<E>[], ctx: ApplyContext): Promise<void>;
 }
 
 export type ProjectionState =

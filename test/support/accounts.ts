@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
+import { accountsFeature } from '../../src/domain/accounts/feature.ts';
 import type { ZodApp } from '../../src/http/app.ts';
-import { accountsFeature } from '../../src/modules.ts';
 
 /**
  * Accounts for other features' tests. Start an app with them:
@@ -15,7 +15,11 @@ import { accountsFeature } from '../../src/modules.ts';
  *
  * then `const { apiKey } = await bootstrapAccount(app)` and `issueKey(app, apiKey, ['tables:read'])`.
  */
-export const accounts = { ...accountsFeature, authenticator: createAuthenticator };
+export const accounts = {
+  projections: accountsFeature.projections,
+  routes: [...accountsFeature.commands, ...accountsFeature.queries],
+  authenticator: createAuthenticator,
+};
 
 /** A base URL (real socket, fetch) or an app (inject). */
 export type Target = string | ZodApp | { app: ZodApp };

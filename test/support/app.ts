@@ -9,6 +9,7 @@ import { createLogger } from '../../src/logger.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import type { Projection } from '../../src/projection/types.ts';
 import { freshDatabase, type TestDatabase } from './postgres.ts';
+import { testRegistry } from './test-streams.ts';
 
 export interface AppOptions {
   projections?: readonly Projection[];
@@ -66,7 +67,7 @@ export async function serveApp(
     ...options.env,
   });
   const logger = createLogger(config.LOG_LEVEL, options.logTo);
-  const store = new PostgresEventStore(database.pool);
+  const store = new PostgresEventStore(database.pool, testRegistry);
   const projections = new Projections(store, database.pool, options.projections ?? [], {
     onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
   });

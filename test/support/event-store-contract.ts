@@ -2,16 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { z } from 'zod';
 import { InvalidEventError, WrongExpectedRevisionError } from '../../src/event-store/errors.ts';
 import type { EventStore, RecordedEvent, StreamAppendOutcome } from '../../src/event-store/port.ts';
 import { comparePositions } from '../../src/event-store/port.ts';
-import { eventRegistry } from '../../src/event-store/registry.ts';
-
-export const ContractEvent = eventRegistry.register(
-  'ContractTested',
-  z.object({ n: z.number().int(), note: z.string().optional() }),
-);
 
 export interface ContractBackend {
   store: EventStore;

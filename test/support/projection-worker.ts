@@ -10,6 +10,7 @@ import { createPool } from '../../src/db/pool.ts';
 import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import { ProjectionRunner } from '../../src/projection/runner.ts';
 import { counterProjection } from './test-projections.ts';
+import { testRegistry } from './test-streams.ts';
 
 const env = (name: string, fallback?: string): string => {
   const value = process.env[name] ?? fallback;
@@ -18,7 +19,7 @@ const env = (name: string, fallback?: string): string => {
 };
 
 const pool = createPool(env('DATABASE_URL'));
-const store = new PostgresEventStore(pool);
+const store = new PostgresEventStore(pool, testRegistry);
 const projection = counterProjection(env('PROJECTION', 'counter'), { delayMs: Number(env('DELAY_MS', '0')) });
 const runner = new ProjectionRunner(projection, store, pool, {
   batchSize: Number(env('BATCH_SIZE', '500')),

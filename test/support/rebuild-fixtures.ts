@@ -1,8 +1,6 @@
-import { z } from 'zod';
 import type { Pool } from '../../src/db/pool.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
 import { START } from '../../src/event-store/port.ts';
-import { eventRegistry } from '../../src/event-store/registry.ts';
 import type { Projection } from '../../src/projection/types.ts';
 
 /**
@@ -11,12 +9,6 @@ import type { Projection } from '../../src/projection/types.ts';
  */
 export const NOTE_WRITTEN = 'OpsTestNoteWritten';
 export const NOTE_DELETED = 'OpsTestNoteDeleted';
-
-eventRegistry.register(
-  NOTE_WRITTEN,
-  z.object({ noteId: z.string(), author: z.string(), text: z.string(), poison: z.boolean().optional() }),
-);
-eventRegistry.register(NOTE_DELETED, z.object({ noteId: z.string() }));
 
 /** Flip to make `poison: true` events throw (a poison event); off, they apply like any other. */
 export const poisonSwitch = { armed: true };

@@ -1,14 +1,14 @@
 import { suite } from 'uvu';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
-import { projections, routeModules } from '../../src/modules.ts';
+import { service } from '../../src/modules.ts';
 import { bearer, bootstrapAccount, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 
 /** An app with every read model and route of the service (src/modules.ts) over a fresh database. */
 export function startTablesApp(): Promise<TestApp> {
   return startTestApp({
-    projections,
-    routes: routeModules,
+    projections: service.projections,
+    routes: service.routes,
     authenticator: createAuthenticator,
     // STK_TEST_LOG_LEVEL=error shows the server's side of a failing test.
     env: process.env.STK_TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.STK_TEST_LOG_LEVEL } : {},

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { Pool } from '../../src/db/pool.ts';
 import type { EventStore, NewEvent, Position } from '../../src/event-store/port.ts';
 import { comparePositions } from '../../src/event-store/port.ts';
-import { eventRegistry } from '../../src/event-store/registry.ts';
 import { ProjectionRunner } from '../../src/projection/runner.ts';
 import type { Projection } from '../../src/projection/types.ts';
 
@@ -11,9 +9,6 @@ import type { Projection } from '../../src/projection/types.ts';
 export const COUNTED = 'TestCounterBumped';
 /** An event the test projection does not handle: it moves the checkpoint and nothing else. */
 export const IGNORED = 'TestNoiseHappened';
-
-eventRegistry.register(COUNTED, z.object({ by: z.number().int() }));
-eventRegistry.register(IGNORED, z.object({ note: z.string() }));
 
 export interface CounterOptions {
   /** Event ids whose application throws (a poison event). */

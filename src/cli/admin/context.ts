@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Config } from '../../config.ts';
 import type { Pool } from '../../db/pool.ts';
 import type { EventStore } from '../../event-store/port.ts';
+import type { EventRegistry } from '../../event-store/registry.ts';
 import type { Projection } from '../../projection/types.ts';
 import { CliError, UsageError } from '../errors.ts';
 
@@ -12,6 +13,8 @@ export interface AdminContext {
   config: Config;
   pool: Pool;
   store: EventStore;
+  /** The service's event types and stream definitions (src/modules.ts). */
+  registry: EventRegistry;
   projections: readonly Projection[];
   /** Who is acting, for the audit: --actor, STK_ADMIN_ACTOR, or user@host. */
   actor: string;
@@ -89,14 +92,16 @@ export async function openAdminContext(options: AdminOptions): Promise<AdminCont
     await migrate(url);
     const pool = createPool(url, 5);
     cleanups.unshift(() => pool.end());
-    const store = await openEventStore(config, pool);
-    cleanups.unshift(() => store.close());
     // Loaded here, not at the top: plain `stk` commands need none of the service's features.
-    const { projections } = await import('../../modules.ts');
+    const { service } = await import('../../modules.ts');
+    const { registry, projections } = service;
+    const store = await openEventStore(config, pool, registry);
+    cleanups.unshift(() => store.close());
     return {
       config,
       pool,
       store,
+      registry,
       projections,
       actor: options.actor ?? defaultActor(),
       json: options.json ?? false,

@@ -86,11 +86,9 @@ export function registerEventCommands(admin: Command): void {
     .action(async (stream: string, options: { at: string }, command: Command) => {
       const at = parseTime(options.at);
       await withAdmin(command, async (ctx) => {
-        // The features' replayers load with the service's modules; `events read` needs none of them.
-        await import('../../history/replayers.ts');
         const { NoReplayerError, stateAt } = await import('../../history/state-at.ts');
         try {
-          const result = await stateAt(ctx.store, stream, at);
+          const result = await stateAt(ctx.store, ctx.registry, stream, at);
           if (ctx.json) {
             out(
               toJson({

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import pino from 'pino';
-import { SITE_CONTENT_PROJECTION } from '../../../projections/content/site-content.ts';
+import { siteContentProjection } from '../../../projections/content/site-content.ts';
 import { contentApiFromConfig } from '../../content-api/client.ts';
 import { runFullSync, withFullSyncLock } from '../../domain/content/sync-full.ts';
 import type { SyncContext } from '../../domain/content/sync-item.ts';
@@ -80,7 +80,7 @@ export function registerSyncCommands(admin: Command): void {
               `  ${e.kind}/${e.slug || '(list)'}: ${e.code}: ${e.message}${e.status ? ` (${e.status})` : ''}`,
             );
         }
-        if (!(await advisoryLockHeld(ctx.pool, lockKeys.runner(SITE_CONTENT_PROJECTION))))
+        if (!(await advisoryLockHeld(ctx.pool, lockKeys.runner(siteContentProjection.name))))
           process.stderr.write(
             'note: no service is running site_content now; the public pages show these articles once it runs\n',
           );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { SCOPES } from '../../auth/scopes.ts';
-import { eventRegistry } from '../../event-store/registry.ts';
+import type { EventsOf } from '../../stream.ts';
 
 /**
  * The events of accounts: the email reservation, organization, user and API key streams. None holds a
@@ -9,59 +9,46 @@ import { eventRegistry } from '../../event-store/registry.ts';
 const id = z.string().min(1);
 const scope = z.enum(SCOPES);
 
-export const EmailReserved = eventRegistry.register(
-  'EmailReserved',
-  z.object({ email: z.string(), userId: id, organizationId: id }),
-);
+const EmailReserved = z.object({ email: z.string(), userId: id, organizationId: id });
 
-export const OrganizationCreated = eventRegistry.register(
-  'OrganizationCreated',
-  z.object({ organizationId: id, name: z.string(), createdBy: id }),
-);
+const OrganizationCreated = z.object({ organizationId: id, name: z.string(), createdBy: id });
 
-export const CreditsGranted = eventRegistry.register(
-  'CreditsGranted',
-  z.object({ organizationId: id, amount: z.number().int().positive(), reason: z.string() }),
-);
+const CreditsGranted = z.object({
+  organizationId: id,
+  amount: z.number().int().positive(),
+  reason: z.string(),
+});
 
-export const UserRegistered = eventRegistry.register(
-  'UserRegistered',
-  z.object({
-    userId: id,
-    organizationId: id,
-    email: z.string(),
-    firstName: z.string().nullable(),
-    lastName: z.string().nullable(),
-    passwordHash: z.string().startsWith('scrypt$'),
-  }),
-);
+const UserRegistered = z.object({
+  userId: id,
+  organizationId: id,
+  email: z.string(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+  passwordHash: z.string().startsWith('scrypt$'),
+});
 
-export const ApiKeyIssued = eventRegistry.register(
-  'ApiKeyIssued',
-  z.object({
-    keyId: id,
-    organizationId: id,
-    userId: id,
-    name: z.string(),
-    prefix: z.string(),
-    scopes: z.array(scope),
-    secretHash: z.string().regex(/^[0-9a-f]{64}$/),
-  }),
-);
+const ApiKeyIssued = z.object({
+  keyId: id,
+  organizationId: id,
+  userId: id,
+  name: z.string(),
+  prefix: z.string(),
+  scopes: z.array(scope),
+  secretHash: z.string().regex(/^[0-9a-f]{64}$/),
+});
 
-export const ApiKeyRevoked = eventRegistry.register(
-  'ApiKeyRevoked',
-  z.object({ keyId: id, organizationId: id }),
-);
+const ApiKeyRevoked = z.object({ keyId: id, organizationId: id });
 
-type Of<T extends string, S extends z.ZodType> = { type: T; data: z.infer<S> };
+export const emailReservationEvents = { EmailReserved };
+export const organizationEvents = { OrganizationCreated, CreditsGranted };
+export const userEvents = { UserRegistered };
+export const apiKeyEvents = { ApiKeyIssued, ApiKeyRevoked };
 
-export type EmailReservationEvent = Of<'EmailReserved', typeof EmailReserved>;
-export type OrganizationEvent =
-  | Of<'OrganizationCreated', typeof OrganizationCreated>
-  | Of<'CreditsGranted', typeof CreditsGranted>;
-export type UserEvent = Of<'UserRegistered', typeof UserRegistered>;
-export type ApiKeyEvent = Of<'ApiKeyIssued', typeof ApiKeyIssued> | Of<'ApiKeyRevoked', typeof ApiKeyRevoked>;
+export type EmailReservationEvent = EventsOf<typeof emailReservationEvents>;
+export type OrganizationEvent = EventsOf<typeof organizationEvents>;
+export type UserEvent = EventsOf<typeof userEvents>;
+export type ApiKeyEvent = EventsOf<typeof apiKeyEvents>;
 
 /** Credits a new organization starts with (contract, section 8). */
 export const STARTER_CREDITS = 50;

@@ -1,7 +1,6 @@
+import { defineStream } from '../../stream.ts';
 import { mergeConfig } from './config-merge.ts';
-import type { ColumnEvent } from './events.ts';
-// Loading a stream's state registers its event types (validated on append and on read).
-import './events.ts';
+import { type ColumnEvent, columnEvents } from './events.ts';
 import type { Column } from './fields.ts';
 
 export interface ColumnState {
@@ -33,3 +32,16 @@ export function evolveColumn(state: ColumnState, event: ColumnEvent): ColumnStat
     }
   }
 }
+
+/** `column-<tableId>.<columnId>`: one column's fields and config, and so its history. */
+export const columnStream = defineStream({
+  category: 'column',
+  id: (tableId: string, columnId: string) => `${tableId}.${columnId}`,
+  events: columnEvents,
+  initialState: initialColumnState,
+  evolve: evolveColumn,
+  history: {
+    description: 'a column as GET .../columns shows it',
+    view: (state) => state.column ?? null,
+  },
+});

@@ -1,28 +1,25 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { type Decider, handleCommandBatch } from '../../command.ts';
+import { handleCommandBatch } from '../../command.ts';
 import { type ArticleContent, articleContentSchema } from '../../content-api/article.ts';
 import type { EventMetadata, EventStore, Position } from '../../event-store/port.ts';
-import { eventRegistry } from '../../event-store/registry.ts';
 import { GroupCommit } from '../../group-commit.ts';
-import { streams } from '../../streams.ts';
+import { defineStream, type EventsOf } from '../../stream.ts';
 
 /**
  * Storing one fetched article in its stream `article-<kind>.<slug>`. Every ArticleSynced carries the
  * article's whole mapped content, so the last event of the stream is the article's state.
  */
-export const articleSynced = eventRegistry.register(
-  'ArticleSynced',
-  articleContentSchema.extend({
-    kind: z.string(),
-    /** sha256 of the mapped content: an unchanged article is recognised without comparing fields. */
-    contentHash: z.string(),
-    source: z.enum(['full', 'named']),
-    fetchedAt: z.string(),
-  }),
-);
-export type ArticleSyncedData = z.infer<typeof articleSynced>;
-export type ArticleEvent = { type: 'ArticleSynced'; data: ArticleSyncedData };
+const ArticleSynced = articleContentSchema.extend({
+  kind: z.string(),
+  /** sha256 of the mapped content: an unchanged article is recognised without comparing fields. */
+  contentHash: z.string(),
+  source: z.enum(['full', 'named']),
+  fetchedAt: z.string(),
+});
+const articleEvents = { ArticleSynced };
+export type ArticleSyncedData = z.infer<typeof ArticleSynced>;
+export type ArticleEvent = EventsOf<typeof articleEvents>;
 
 export interface ArticleState {
   contentHash?: string;
@@ -70,36 +67,54 @@ export function effectiveUpdatedAt(
   return data.updatedAt ?? data.publishedAt ?? data.fetchedAt;
 }
 
-export const articleDecider: Decider<ArticleState, SyncArticleCommand, ArticleEvent> = {
-  initialState: () => ({}),
-  evolve: (_state, event) => {
+interface ArticleHistory extends ArticleState {
+  content?: ArticleSyncedData;
+}
+
+/** `article-<kind>.<slug>`: each ArticleSynced holds the whole article, so its last event is its state. */
+export const articleStream = defineStream({
+  category: 'article',
+  id: (kind: string, slug: string) => `${kind}.${slug}`,
+  events: articleEvents,
+  initialState: (): ArticleHistory => ({}),
+  evolve: (_state, event): ArticleHistory => {
     switch (event.type) {
       case 'ArticleSynced':
-        return { contentHash: event.data.contentHash, updatedAt: effectiveUpdatedAt(event.data) };
+        return {
+          contentHash: event.data.contentHash,
+          updatedAt: effectiveUpdatedAt(event.data),
+          content: event.data,
+        };
       default: {
         const never: never = event.type;
         return never;
       }
     }
   },
-  decide: (command, state, now) => {
-    const hash = contentHash(command.kind, command.article);
-    // Unchanged content appends nothing: a re-sync of the same article leaves the log as it was.
-    if (unchanged(state.contentHash, hash, command)) return [];
-    return [
-      {
-        type: 'ArticleSynced',
-        data: {
-          ...command.article,
-          kind: command.kind,
-          contentHash: hash,
-          source: command.source,
-          fetchedAt: now.toISOString(),
-        },
-      },
-    ];
+  history: {
+    description: 'an article as stored then: the content of its last sync and its updated_at',
+    view: (state) => ({ ...state.content, updatedAt: state.updatedAt }),
   },
-};
+});
+
+/** Appends the article when its content changed; unchanged content appends nothing. */
+export const syncArticle = articleStream.decider((command: SyncArticleCommand, state, now) => {
+  const hash = contentHash(command.kind, command.article);
+  // A re-sync of the same article leaves the log as it was.
+  if (unchanged(state.contentHash, hash, command)) return [];
+  return [
+    {
+      type: 'ArticleSynced',
+      data: {
+        ...command.article,
+        kind: command.kind,
+        contentHash: hash,
+        source: command.source,
+        fetchedAt: now.toISOString(),
+      },
+    },
+  ];
+});
 
 export interface StoredArticle {
   changed: boolean;
@@ -140,9 +155,9 @@ function newArticleWriter(store: EventStore): (write: ArticleWrite) => Promise<S
     (writes: ArticleWrite[]) =>
       handleCommandBatch({
         store,
-        decider: articleDecider,
+        decider: syncArticle,
         items: writes.map((w) => ({
-          stream: streams.article(w.command.kind, w.command.article.slug),
+          stream: articleStream.name(w.command.kind, w.command.article.slug),
           command: w.command,
           metadata: w.metadata,
           now: w.now,

@@ -4,17 +4,13 @@ import { loadState } from '../../command.ts';
 import type { Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { EventStore } from '../../event-store/port.ts';
-import { streams } from '../../streams.ts';
-import type { TableEvent } from './events.ts';
 import { isColumnId, isTableId } from './ids.ts';
-import { evolveTable, initialTableState, type TableColumn, type TableState } from './table-state.ts';
+import { type TableColumn, type TableState, tableStream } from './table-state.ts';
 
 export const tableNotFound = (tableId: string) => new AppError('not_found', `No table ${tableId}.`);
 export const columnNotFound = (tableId: string, columnId: string) =>
   new AppError('not_found', `No column ${columnId} in table ${tableId}.`);
 const otherOrganization = () => new AppError('forbidden', 'The table belongs to another organization.');
-
-export const tableEvolver = { initialState: initialTableState, evolve: evolveTable };
 
 /**
  * The table as its stream tells it, for a command: 404 when it does not exist (or the id is of the
@@ -26,7 +22,7 @@ export async function loadTableForWrite(
   principal: Principal,
 ): Promise<{ state: TableState; revision: bigint | undefined }> {
   if (!isTableId(tableId)) throw tableNotFound(tableId);
-  const loaded = await loadState<TableState, TableEvent>(store, streams.table(tableId), tableEvolver);
+  const loaded = await loadState(store, tableStream.name(tableId), tableStream);
   if (!loaded.state.exists) throw tableNotFound(tableId);
   if (loaded.state.organizationId !== principal.organizationId) throw otherOrganization();
   return loaded;
@@ -58,7 +54,7 @@ export async function tableOrganizations(
       owners.set(id, undefined);
       continue;
     }
-    const { state } = await loadState<TableState, TableEvent>(store, streams.table(id), tableEvolver);
+    const { state } = await loadState(store, tableStream.name(id), tableStream);
     owners.set(id, state.exists ? state.organizationId : undefined);
   }
   return owners;

@@ -1,8 +1,7 @@
+import { defineStream } from '../../stream.ts';
 import type { ColumnKind, DataType } from '../columns/fields.ts';
 import type { ColumnMember } from '../columns/references.ts';
-import type { TableEvent } from './events.ts';
-// Loading a stream's state registers its event types (validated on append and on read).
-import './events.ts';
+import { type TableEvent, tableEvents } from './events.ts';
 
 export interface TableColumn {
   id: string;
@@ -69,4 +68,17 @@ export const tableView = (state: TableState) => ({
   name: state.name,
   createdAt: state.createdAt,
   updatedAt: state.updatedAt,
+});
+
+/** `table-<tableId>`: a table, and which columns (with which keys) belong to it. */
+export const tableStream = defineStream({
+  category: 'table',
+  id: (tableId: string) => tableId,
+  events: tableEvents,
+  initialState: initialTableState,
+  evolve: evolveTable,
+  history: {
+    description: 'a table and the columns that belong to it',
+    view: (state) => ({ ...state, columns: [...state.columns.values()] }),
+  },
 });

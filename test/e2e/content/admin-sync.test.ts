@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { testRegistry } from '../../support/test-streams.ts';
 import '../../../src/domain/content/article.ts';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
 import { runAdmin } from '../../support/cli.ts';
@@ -37,7 +38,7 @@ test('pages through the content API and stores every article as events, audited 
   assert.match(run.stdout, /synced 130 article\(s\), 0 error\(s\)/);
   assert.match(run.stderr, /full sync \(blog\): 130 articles/);
   assert.match(run.stderr, /no service is running site_content/);
-  const store = new PostgresEventStore(db.pool);
+  const store = new PostgresEventStore(db.pool, testRegistry);
   try {
     const events = await store.readAll({ limit: 1000 });
     const synced = events.filter((e) => e.type === 'ArticleSynced');

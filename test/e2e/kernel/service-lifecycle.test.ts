@@ -18,6 +18,7 @@ import { eventually } from '../../support/eventually.ts';
 import { freshDatabase } from '../../support/postgres.ts';
 import { startServiceProcess } from '../../support/service-process.ts';
 import { COUNTED } from '../../support/test-projections.ts';
+import { testRegistry } from '../../support/test-streams.ts';
 
 const test = suite('service lifecycle');
 
@@ -34,7 +35,7 @@ async function withStore<T>(dataDir: string, fn: (store: PostgresEventStore) => 
   const server = await postmaster(dataDir);
   assert.ok(server, 'the embedded server wrote no postmaster.pid');
   const pool = createPool(`postgres://postgres:postgres@127.0.0.1:${server.port}/postgres`);
-  const store = new PostgresEventStore(pool);
+  const store = new PostgresEventStore(pool, testRegistry);
   try {
     return await fn(store);
   } finally {
@@ -155,7 +156,9 @@ test('closing the service lets an in-flight request finish, with its database, a
     });
   };
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
-  const service = await startService(config, createLogger('silent'), { projections: [], routes: [slow] });
+  const service = await startService(config, createLogger('silent'), {
+    composition: { features: [], registry: testRegistry, projections: [], routes: [slow] },
+  });
   try {
     await service.app.listen({ port: 0, host: '127.0.0.1' });
     const url = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;

@@ -15,6 +15,7 @@ import { type FakeContentApi, startFakeContentApi } from '../../support/fake-con
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
 import { createColumn, createTable } from '../../support/tables.ts';
+import { testRegistry } from '../../support/test-streams.ts';
 
 const CONTENT_KEY = 'esdb-e2e-content-key';
 const CRON_SECRET = 'esdb-e2e-cron-secret';
@@ -139,7 +140,7 @@ test('the events went to the double, none to the PostgreSQL events table', async
   assert.ok(ours.some((e) => e.type === 'ArticleSynced'));
 
   // Read back through the adapter, the way the service reads them.
-  const store = connectEventStoreDb(ctx.esdb.url);
+  const store = connectEventStoreDb(ctx.esdb.url, testRegistry);
   try {
     const all = await store.readAll({ limit: 10_000 });
     assert.equal(
@@ -207,7 +208,7 @@ test('stk admin projections rebuild --all over the double: the read models answe
 });
 
 test('stk admin projections status reads the head of the double, past its system events', async (ctx) => {
-  const store = connectEventStoreDb(ctx.esdb.url);
+  const store = connectEventStoreDb(ctx.esdb.url, testRegistry);
   let head: { commit: string; prepare: string };
   try {
     const position = await store.head();

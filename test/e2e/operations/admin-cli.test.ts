@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import '../../../src/domain/columns/events.ts';
+import { columnStream } from '../../../src/domain/columns/column-state.ts';
 import { projectionAudit } from '../../../src/projection/audit.ts';
 import { checkpoints } from '../../../src/projection/checkpoints.ts';
-import { streams } from '../../../src/streams.ts';
 import { runAdmin, spawnAdmin } from '../../support/cli.ts';
 import { columnCreated } from '../../support/column-events.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -21,9 +21,9 @@ test('status, then skip and retry of a projection stopped at an event, all audit
   db,
   store,
 }) => {
-  for (const id of ['c1', 'c2', 'c3']) await store.append(streams.column('tbl_cli', id), [created(id)]);
-  const [first] = await store.readStream(streams.column('tbl_cli', 'c1'));
-  const [second] = await store.readStream(streams.column('tbl_cli', 'c2'));
+  for (const id of ['c1', 'c2', 'c3']) await store.append(columnStream.name('tbl_cli', id), [created(id)]);
+  const [first] = await store.readStream(columnStream.name('tbl_cli', 'c1'));
+  const [second] = await store.readStream(columnStream.name('tbl_cli', 'c2'));
   // As a runner leaves it after a poison event: checkpoint just before the event, state failed.
   await db.pool.query(
     `INSERT INTO projection_checkpoints (name, version, commit_position, prepare_position, state, last_error, failed_event_id)
@@ -104,7 +104,7 @@ test('events tail follows the log live, filtered by type and stream prefix, unti
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   // It starts at the head of the log: probe until it shows one, then go on with the real events.
-  const probe = streams.column('tbl_tail', 'probe');
+  const probe = columnStream.name('tbl_tail', 'probe');
   await eventually(
     'tail to start following',
     async () => {
@@ -115,11 +115,11 @@ test('events tail follows the log live, filtered by type and stream prefix, unti
     },
     60_000,
   );
-  await store.append(streams.column('tbl_other', 'x1'), [created('x1')]);
-  await store.append(streams.column('tbl_tail', 'c9'), [
+  await store.append(columnStream.name('tbl_other', 'x1'), [created('x1')]);
+  await store.append(columnStream.name('tbl_tail', 'c9'), [
     { type: 'ColumnPatched', data: { tableId: 'tbl_tail', columnId: 'c9', changes: { label: 'not shown' } } },
   ]);
-  await store.append(streams.column('tbl_tail', 'c9'), [
+  await store.append(columnStream.name('tbl_tail', 'c9'), [
     { ...created('c9'), data: { ...created('c9').data, tableId: 'tbl_tail' } },
   ]);
   const shown = () => lines.map((l) => JSON.parse(l)).filter((e) => e.stream !== probe);
@@ -128,7 +128,7 @@ test('events tail follows the log live, filtered by type and stream prefix, unti
   assert.is(await exited, 0);
   assert.equal(
     shown().map((e) => [e.type, e.stream]),
-    [['ColumnCreated', streams.column('tbl_tail', 'c9')]],
+    [['ColumnCreated', columnStream.name('tbl_tail', 'c9')]],
   );
 });
 

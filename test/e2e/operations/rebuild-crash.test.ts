@@ -2,12 +2,12 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { columnsProjection } from '../../../projections/columns/columns.ts';
 import '../../../src/domain/columns/events.ts';
+import { columnStream } from '../../../src/domain/columns/column-state.ts';
 import type { EventStore } from '../../../src/event-store/port.ts';
 import { projectionAudit } from '../../../src/projection/audit.ts';
 import { checkpoints } from '../../../src/projection/checkpoints.ts';
 import { Projections } from '../../../src/projection/projections.ts';
 import { rebuildRecords } from '../../../src/projection/rebuild-records.ts';
-import { streams } from '../../../src/streams.ts';
 import { runAdmin, spawnAdmin } from '../../support/cli.ts';
 import { columnCreated } from '../../support/column-events.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -27,13 +27,13 @@ const PATCHES = 20_000;
 /** 20 columns and 20,000 patches of them, appended 100 at a time. */
 async function seed(store: EventStore): Promise<void> {
   for (let c = 0; c < COLUMNS; c++)
-    await store.append(streams.column(TABLE, `col_${c}`), [
+    await store.append(columnStream.name(TABLE, `col_${c}`), [
       columnCreated(TABLE, `col_${c}`, { key: `k${c}`, label: `Column ${c}`, position: c }),
     ]);
   for (let i = 0; i < PATCHES; i += 100) {
     const columnId = `col_${(i / 100) % COLUMNS}`;
     await store.append(
-      streams.column(TABLE, columnId),
+      columnStream.name(TABLE, columnId),
       Array.from({ length: 100 }, (_, j) => ({
         type: 'ColumnPatched',
         data: {
@@ -80,7 +80,7 @@ test('the rebuild resumes from its own checkpoint after SIGKILL and swaps in a f
   assert.is(report.rebuild.eventsApplied, left!.eventsApplied);
 
   // More history while nobody rebuilds: the resumed rebuild must take it in too.
-  await ctx.store.append(streams.column(TABLE, 'col_0'), [
+  await ctx.store.append(columnStream.name(TABLE, 'col_0'), [
     {
       type: 'ColumnPatched',
       data: { tableId: TABLE, columnId: 'col_0', changes: { label: 'after the crash' } },

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { SCOPES } from '../../../src/auth/scopes.ts';
-import { streams } from '../../../src/streams.ts';
+import { organizationStream } from '../../../src/domain/accounts/streams.ts';
 import { accounts, bearer, call, someClientAddress } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 
@@ -59,7 +59,7 @@ test('given a new email, bootstrap answers 201 with a working key, the user, the
   assert.is(me.body.keyMetadata.id, keyMetadata.id);
   assert.is(me.body.userData.email, 'ada@example.com');
 
-  const orgEvents = await t.deps.store.readStream(streams.organization(credits.organization.id));
+  const orgEvents = await t.deps.store.readStream(organizationStream.name(credits.organization.id));
   const granted = orgEvents.find((e) => e.type === 'CreditsGranted');
   assert.equal(granted?.data, { organizationId: credits.organization.id, amount: 50, reason: 'starter' });
 });

@@ -7,7 +7,7 @@ import { SCOPES, type Scope } from '../../../src/auth/scopes.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { type AppDeps, buildApp, type RouteModule } from '../../../src/http/app.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { projections, routeModules } from '../../../src/modules.ts';
+import { service } from '../../../src/modules.ts';
 import { bearer, bootstrapAccount, call, issueKey } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 
@@ -39,8 +39,8 @@ const test = suite<{ t: TestApp; rootKey: string }>('auth: every route declares 
 
 test.before(async (ctx) => {
   ctx.t = await startTestApp({
-    projections,
-    routes: [collector, ...routeModules],
+    projections: service.projections,
+    routes: [collector, ...service.routes],
     authenticator: createAuthenticator,
   });
   ctx.rootKey = (await bootstrapAccount(ctx.t.app)).apiKey;

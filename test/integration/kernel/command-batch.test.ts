@@ -1,12 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { z } from 'zod';
-import { type BatchCommandOutcome, type Decider, handleCommandBatch } from '../../../src/command.ts';
+import { type BatchCommandOutcome, handleCommandBatch } from '../../../src/command.ts';
 import type { EventStore, StreamAppend, StreamAppendOutcome } from '../../../src/event-store/port.ts';
-import { eventRegistry } from '../../../src/event-store/registry.ts';
 import { closeStore, openStore, type StoreContext } from '../../support/store.ts';
-
-eventRegistry.register('CounterSet', z.object({ value: z.number().int() }));
+import { counterSetStream } from '../../support/test-streams.ts';
 
 type CounterEvent = { type: 'CounterSet'; data: { value: number } };
 type Outcome = BatchCommandOutcome<CounterState, CounterEvent>;
@@ -14,14 +11,10 @@ interface CounterState {
   value?: number;
 }
 /** A stream whose last event is its state: set a value, nothing when unchanged, refuse negatives. */
-const counter: Decider<CounterState, { value: number }, CounterEvent> = {
-  initialState: () => ({}),
-  evolve: (_s, e) => ({ value: e.data.value }),
-  decide: (command, state) => {
-    if (command.value < 0) throw new Error('negative');
-    return state.value === command.value ? [] : [{ type: 'CounterSet', data: { value: command.value } }];
-  },
-};
+const counter = counterSetStream.decider((command: { value: number }, state) => {
+  if (command.value < 0) throw new Error('negative');
+  return state.value === command.value ? [] : [{ type: 'CounterSet', data: { value: command.value } }];
+});
 
 const test = suite<StoreContext>('handleCommandBatch');
 test.before(openStore);

@@ -12,10 +12,11 @@ import { NO_GLOBAL_POSITION } from '../../../src/event-store/eventstoredb-mappin
 import { comparePositions } from '../../../src/event-store/port.ts';
 import { type EsdbDouble, type EsdbDoubleOptions, startEsdbDouble } from '../../support/esdb-double/index.ts';
 import { eventStoreContract } from '../../support/event-store-contract.ts';
+import { testRegistry } from '../../support/test-streams.ts';
 
 eventStoreContract('EventStoreDB adapter over the gRPC double', async () => {
   const server = await startEsdbDouble();
-  const store = connectEventStoreDb(server.url);
+  const store = connectEventStoreDb(server.url, testRegistry);
   return {
     store,
     idempotentUnderAny: 'best-effort',
@@ -34,7 +35,7 @@ async function withDouble(
   fn: (server: EsdbDouble, store: EventStoreDbStore) => Promise<void>,
 ) {
   const server = await startEsdbDouble(options);
-  const store = connectEventStoreDb(server.url);
+  const store = connectEventStoreDb(server.url, testRegistry);
   try {
     await fn(server, store);
   } finally {
@@ -161,7 +162,7 @@ esdb('a retry of part of a batch is refused as a wrong expected revision', async
 
 esdb('close ends live subscriptions', async () => {
   const server = await startEsdbDouble();
-  const store = connectEventStoreDb(server.url);
+  const store = connectEventStoreDb(server.url, testRegistry);
   try {
     await store.append(`esdb-${randomUUID()}`, [ev(1)]);
     const completed = new Promise<void>((resolve, reject) =>

@@ -6,6 +6,7 @@
 import { GenericContainer, getContainerRuntimeClient, Wait } from 'testcontainers';
 import { connectEventStoreDb } from '../../../src/event-store/eventstoredb.ts';
 import { eventStoreContract } from '../../support/event-store-contract.ts';
+import { testRegistry } from '../../support/test-streams.ts';
 
 const IMAGE = process.env.EVENTSTORE_IMAGE ?? 'eventstore/eventstore:23.10.0-bookworm-slim';
 const HTTP_PORT = 2113;
@@ -24,7 +25,7 @@ const givenUrl = process.env.EVENTSTORE_URL;
 
 if (givenUrl) {
   eventStoreContract('EventStoreDB adapter on EVENTSTORE_URL', async () => {
-    const store = connectEventStoreDb(givenUrl);
+    const store = connectEventStoreDb(givenUrl, testRegistry);
     return { store, idempotentUnderAny: 'best-effort', dispose: () => store.close() };
   });
 } else if (await dockerEngineAnswers()) {
@@ -44,6 +45,7 @@ if (givenUrl) {
       .start();
     const store = connectEventStoreDb(
       `esdb://${container.getHost()}:${container.getMappedPort(HTTP_PORT)}?tls=false`,
+      testRegistry,
     );
     return {
       store,

@@ -3,10 +3,11 @@ import * as assert from 'uvu/assert';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
 import { eventStoreContract } from '../../support/event-store-contract.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
+import { testRegistry } from '../../support/test-streams.ts';
 
 eventStoreContract('PostgreSQL', async () => {
   const db = await freshDatabase();
-  const store = new PostgresEventStore(db.pool);
+  const store = new PostgresEventStore(db.pool, testRegistry);
   return {
     store,
     idempotentUnderAny: 'guaranteed',
@@ -22,7 +23,7 @@ const refused = suite<{ db: TestDatabase; store: PostgresEventStore }>(
 );
 refused.before(async (ctx) => {
   ctx.db = await freshDatabase();
-  ctx.store = new PostgresEventStore(ctx.db.pool);
+  ctx.store = new PostgresEventStore(ctx.db.pool, testRegistry);
 });
 refused.after(async (ctx) => {
   await ctx.store.close();

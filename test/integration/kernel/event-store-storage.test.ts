@@ -4,6 +4,7 @@ import { siteContentProjection } from '../../../projections/content/site-content
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
 import { Projections } from '../../../src/projection/projections.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
+import { testRegistry } from '../../support/test-streams.ts';
 
 /** How the migrations store large payloads, on whichever PostgreSQL the tests run against. */
 const test = suite<{ db: TestDatabase }>('event store storage');
@@ -39,7 +40,7 @@ test('events.data is compressed with lz4 exactly where the server has it, else w
 });
 
 test('site_content keeps its HTML out of line and uncompressed', async ({ db }) => {
-  const store = new PostgresEventStore(db.pool);
+  const store = new PostgresEventStore(db.pool, testRegistry);
   const projections = new Projections(store, db.pool, [siteContentProjection]);
   await projections.start();
   try {

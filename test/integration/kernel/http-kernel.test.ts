@@ -11,6 +11,7 @@ import { createLogger } from '../../../src/logger.ts';
 import { Projections } from '../../../src/projection/projections.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { assertOpenApi3, compileSchema } from '../../support/openapi.ts';
+import { testRegistry } from '../../support/test-streams.ts';
 
 const widget = z.object({
   name: z.string().min(1),
@@ -73,7 +74,7 @@ test('/readyz is 200 with every check ok', async ({ t }) => {
 test('/readyz is 503 when the database is unreachable', async ({ t }) => {
   const closedPort = await freePort();
   const pool = createPool(`postgres://postgres:postgres@127.0.0.1:${closedPort}/nowhere`);
-  const store = new PostgresEventStore(pool);
+  const store = new PostgresEventStore(pool, testRegistry);
   const app = await buildApp({ ...t.deps, pool, store, projections: new Projections(store, pool, []) }, []);
   try {
     const res = await app.inject({ method: 'GET', url: '/readyz' });

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import '../../../src/history/replayers.ts';
+import { columnStream } from '../../../src/domain/columns/column-state.ts';
 import { NoReplayerError, stateAt } from '../../../src/history/state-at.ts';
-import { streams } from '../../../src/streams.ts';
+import { service } from '../../../src/modules.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
 import { runAdmin } from '../../support/cli.ts';
@@ -34,7 +34,7 @@ test.before(async (ctx) => {
     kind: 'enrichment',
     dataType: 'text',
   });
-  ctx.stream = streams.column(tableId, created.id);
+  ctx.stream = columnStream.name(tableId, created.id);
   const path = `/api/tables/${tableId}/columns/${created.id}`;
   const snapshots = [created];
   for (const body of PATCHES) {
@@ -55,7 +55,7 @@ test.after(async (ctx) => {
 
 test('at each event time: the column as the API returned it then', async ({ t, stream, versions }) => {
   for (const [i, version] of versions.entries()) {
-    const result = await stateAt(t.deps.store, stream, version.at);
+    const result = await stateAt(t.deps.store, service.registry, stream, version.at);
     assert.equal(result.state, version.column, `state after event ${i}`);
     assert.is(result.revision, BigInt(i));
     assert.is(result.eventsAfter, versions.length - 1 - i);
@@ -67,10 +67,10 @@ test('at each event time: the column as the API returned it then', async ({ t, s
 test('between two events: the earlier state; before the first: nothing', async ({ t, stream, versions }) => {
   const justBefore = (d: Date) => new Date(d.getTime() - 1);
   for (let i = 1; i < versions.length; i++) {
-    const result = await stateAt(t.deps.store, stream, justBefore(versions[i]!.at));
+    const result = await stateAt(t.deps.store, service.registry, stream, justBefore(versions[i]!.at));
     assert.equal(result.state, versions[i - 1]!.column);
   }
-  const before = await stateAt(t.deps.store, stream, justBefore(versions[0]!.at));
+  const before = await stateAt(t.deps.store, service.registry, stream, justBefore(versions[0]!.at));
   assert.is(before.state, null);
   assert.is(before.revision, null);
   assert.is(before.eventsAfter, 6);
@@ -78,7 +78,7 @@ test('between two events: the earlier state; before the first: nothing', async (
 
 test('a stream category without a replayer is refused, naming the known ones', async ({ t }) => {
   try {
-    await stateAt(t.deps.store, 'nosuchcategory-1', new Date());
+    await stateAt(t.deps.store, service.registry, 'nosuchcategory-1', new Date());
     assert.unreachable('replayed a category without a replayer');
   } catch (error) {
     assert.instance(error, NoReplayerError);

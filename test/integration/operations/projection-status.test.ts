@@ -14,6 +14,7 @@ import {
   readModel,
   testEvent,
 } from '../../support/test-projections.ts';
+import { testRegistry } from '../../support/test-streams.ts';
 
 const test = suite('projection failures and status');
 
@@ -30,7 +31,7 @@ test('a poison event stops its projection only, is recorded, and fails /readyz',
     const after = Array.from({ length: 4 }, (_, i) => testEvent(i, 100));
     const { position } = await store.append('counter-a', after);
 
-    await projections.waitFor(position, ['sturdy'], 10_000);
+    await projections.waitFor(position, [healthy], 10_000);
     await eventually('the poisoned projection to fail', () => projections.anyFailed());
 
     const row = await checkpointOf(pool, 'fragile');
@@ -57,7 +58,7 @@ test('a poison event stops its projection only, is recorded, and fails /readyz',
 
     // The healthy projection goes on with new events; the failed one stays where it stopped.
     const more = await store.append('counter-c', [testEvent(0, 100)]);
-    await projections.waitFor(more.position, ['sturdy'], 10_000);
+    await projections.waitFor(more.position, [healthy], 10_000);
     assert.is((await readModel(pool, 'sturdy')).applied.length, 11);
     assert.is((await checkpointOf(pool, 'fragile'))?.events_applied, 5);
 
@@ -95,7 +96,7 @@ test("a standby process's /readyz shows a failure recorded by the process holdin
 
 test('a failed projection stays failed when the process restarts', async () => {
   const db = await freshDatabase();
-  const store = new PostgresEventStore(db.pool);
+  const store = new PostgresEventStore(db.pool, testRegistry);
   const poisonId = randomUUID();
   try {
     const first = new Projections(store, db.pool, [counterProjection('p', { poison: new Set([poisonId]) })]);
@@ -124,13 +125,14 @@ test('a failed projection stays failed when the process restarts', async () => {
 
 test('status: checkpoint, head, lag in events and in seconds', async () => {
   const db = await freshDatabase();
-  const store = new PostgresEventStore(db.pool);
+  const store = new PostgresEventStore(db.pool, testRegistry);
   try {
-    const projections = new Projections(store, db.pool, [counterProjection('lagging')]);
+    const lagging = counterProjection('lagging');
+    const projections = new Projections(store, db.pool, [lagging]);
     await projections.start();
     await appendMany(store, 200, { perAppend: 20 });
     const head = await store.head();
-    await projections.waitFor(head, ['lagging'], 10_000);
+    await projections.waitFor(head, [lagging], 10_000);
     const [caughtUp] = await projections.status();
     assert.equal(caughtUp?.checkpoint, { commit: String(head.commit), prepare: String(head.prepare) });
     assert.equal(caughtUp?.head, caughtUp?.checkpoint);

@@ -2,9 +2,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { columnsProjection } from '../../../projections/columns/columns.ts';
 import { tablesProjection } from '../../../projections/tables/tables.ts';
+import { columnStream } from '../../../src/domain/columns/column-state.ts';
 import { checkpoints } from '../../../src/projection/checkpoints.ts';
 import { rebuildProjection } from '../../../src/projection/rebuild.ts';
-import { streams } from '../../../src/streams.ts';
 import { bearer, bootstrapAccount } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -54,7 +54,7 @@ test('zero failed requests, read-your-writes kept, and a read model equal to a f
   for (let i = 0; i < SEEDED_PATCHES; i += 100) {
     const columnId = all[(i / 100) % all.length]!;
     await t.deps.store.append(
-      streams.column(tableId, columnId),
+      columnStream.name(tableId, columnId),
       Array.from({ length: 100 }, (_, j) => ({
         type: 'ColumnPatched',
         data: { tableId, columnId, changes: { position: 1000 + i + j } },

@@ -1,30 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Decider, DomainEvent } from '../../../src/command.ts';
-import {
-  emailReservationDecider,
-  organizationDecider,
-} from '../../../src/domain/accounts/account-deciders.ts';
-import { type ApiKeyCommand, apiKeyDecider } from '../../../src/domain/accounts/api-key-decider.ts';
+import { createOrganization, reserveEmail } from '../../../commands/accounts/bootstrap-account.ts';
+import { type IssueKey, issueKey } from '../../../commands/accounts/issue-api-key.ts';
+import { revokeKey } from '../../../commands/accounts/revoke-api-key.ts';
 import type { ApiKeyEvent } from '../../../src/domain/accounts/events.ts';
-import { AppError } from '../../../src/errors.ts';
+import { organizationStream } from '../../../src/domain/accounts/streams.ts';
+import { given } from '../../support/decider-spec.ts';
 
 const test = suite('accounts: deciders (given events, when command, then events or refusal)');
-const now = new Date('2024-01-01T00:00:00Z');
-
-function given<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, events: E[]) {
-  const state = events.reduce(decider.evolve, decider.initialState());
-  return {
-    when: (command: C) => {
-      try {
-        return { events: decider.decide(command, state, now), error: undefined };
-      } catch (error) {
-        if (!(error instanceof AppError)) throw error;
-        return { events: undefined, error };
-      }
-    },
-  };
-}
 
 const issued: ApiKeyEvent = {
   type: 'ApiKeyIssued',
@@ -38,8 +21,7 @@ const issued: ApiKeyEvent = {
     secretHash: 'a'.repeat(64),
   },
 };
-const issue: ApiKeyCommand = {
-  type: 'IssueApiKey',
+const issue: IssueKey = {
   keyId: 'k2',
   organizationId: 'o1',
   userId: 'u1',
@@ -51,49 +33,56 @@ const issue: ApiKeyCommand = {
 
 test('an email is reserved once; a second reservation is email_taken', () => {
   const command = { email: 'a@b.c', userId: 'u1', organizationId: 'o1' };
-  const first = given(emailReservationDecider, []).when(command);
-  assert.equal(first.events, [{ type: 'EmailReserved', data: command }]);
-  const second = given(emailReservationDecider, first.events!).when({ ...command, userId: 'u2' });
-  assert.is(second.error?.code, 'email_taken');
+  const first = given(reserveEmail, [])
+    .when(command)
+    .thenEvents([{ type: 'EmailReserved', data: command }]);
+  given(reserveEmail, first)
+    .when({ ...command, userId: 'u2' })
+    .refuses('email_taken');
 });
 
 test('a new organization gets the starter credits', () => {
-  const { events } = given(organizationDecider, []).when({
-    organizationId: 'o1',
-    name: 'O',
-    createdBy: 'u1',
-  });
-  assert.equal(events, [
-    { type: 'OrganizationCreated', data: { organizationId: 'o1', name: 'O', createdBy: 'u1' } },
-    { type: 'CreditsGranted', data: { organizationId: 'o1', amount: 50, reason: 'starter' } },
-  ]);
-  const state = events!.reduce(organizationDecider.evolve, organizationDecider.initialState());
+  const events = given(createOrganization, [])
+    .when({ organizationId: 'o1', name: 'O', createdBy: 'u1' })
+    .thenEvents([
+      { type: 'OrganizationCreated', data: { organizationId: 'o1', name: 'O', createdBy: 'u1' } },
+      { type: 'CreditsGranted', data: { organizationId: 'o1', amount: 50, reason: 'starter' } },
+    ]);
+  const state = events.reduce(organizationStream.evolve, organizationStream.initialState());
   assert.is(state.balance, 50);
+  given(createOrganization, events)
+    .when({ organizationId: 'o1', name: 'O', createdBy: 'u1' })
+    .refuses('conflict');
 });
 
 test('a key grants only scopes its grantor holds; a bootstrap (no grantor) grants any', () => {
-  const refused = given(apiKeyDecider, []).when({ ...issue, grantorScopes: new Set(['tables:read']) });
-  assert.is(refused.error?.code, 'scope_not_held');
-  assert.match(refused.error!.detail, 'tables:write');
-  const granted = given(apiKeyDecider, []).when({
-    ...issue,
-    grantorScopes: new Set(['tables:read', 'tables:write', 'keys:write']),
-  });
-  assert.is(granted.events?.[0]?.type, 'ApiKeyIssued');
-  assert.not.ok('grantorScopes' in (granted.events![0]!.data as object));
-  assert.is(given(apiKeyDecider, []).when(issue).events?.length, 1);
+  const refused = given(issueKey, [])
+    .when({ ...issue, grantorScopes: new Set(['tables:read']) })
+    .refuses('scope_not_held');
+  assert.match(refused.detail, 'tables:write');
+  const granted = given(issueKey, [])
+    .when({ ...issue, grantorScopes: new Set(['tables:read', 'tables:write', 'keys:write']) })
+    .events();
+  assert.is(granted[0]?.type, 'ApiKeyIssued');
+  assert.not.ok('grantorScopes' in (granted[0]!.data as object));
+  assert.is(given(issueKey, []).when(issue).events().length, 1);
+  given(issueKey, [issued])
+    .when({ ...issue, keyId: 'k1' })
+    .refuses('conflict');
 });
 
 test('revoking: own key revoked once; again nothing; other organization or unknown key not_found', () => {
-  const revoke = { type: 'RevokeApiKey', keyId: 'k1', organizationId: 'o1' } as const;
-  const first = given(apiKeyDecider, [issued]).when(revoke);
-  assert.equal(first.events, [{ type: 'ApiKeyRevoked', data: { keyId: 'k1', organizationId: 'o1' } }]);
-  assert.equal(given(apiKeyDecider, [issued, ...first.events!]).when(revoke).events, []);
-  assert.is(
-    given(apiKeyDecider, [issued]).when({ ...revoke, organizationId: 'o2' }).error?.code,
-    'not_found',
-  );
-  assert.is(given(apiKeyDecider, []).when(revoke).error?.code, 'not_found');
+  const revoke = { keyId: 'k1', organizationId: 'o1' };
+  const first = given(revokeKey, [issued])
+    .when(revoke)
+    .thenEvents([{ type: 'ApiKeyRevoked', data: { keyId: 'k1', organizationId: 'o1' } }]);
+  given(revokeKey, [issued, ...first])
+    .when(revoke)
+    .thenEvents([]);
+  given(revokeKey, [issued])
+    .when({ ...revoke, organizationId: 'o2' })
+    .refuses('not_found');
+  given(revokeKey, []).when(revoke).refuses('not_found');
 });
 
 test.run();

@@ -8,7 +8,7 @@ import type { ColumnEvent } from '../../../src/domain/columns/events.ts';
 import type { Column } from '../../../src/domain/columns/fields.ts';
 import { AppError } from '../../../src/errors.ts';
 import { COLUMN_DEFAULTS } from '../../support/column-events.ts';
-import { given, pathsOf } from '../../support/tables-spec.ts';
+import { given, pathsOf } from '../../support/decider-spec.ts';
 
 const test = suite('columns: deciders of the column stream (given events, when command, then events)');
 

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isCronAuthorized } from '../../../commands/content/sync-articles.ts';
 import type { ArticleContent } from '../../../src/content-api/article.ts';
-import { articleDecider, contentHash } from '../../../src/domain/content/article.ts';
+import { articleStream, contentHash, syncArticle } from '../../../src/domain/content/article.ts';
 import { parseNamedSync } from '../../../src/domain/content/sync-request.ts';
 import { AppError } from '../../../src/errors.ts';
 
@@ -98,16 +98,16 @@ const article: ArticleContent = {
 const now = new Date('2025-06-01T12:00:00.000Z');
 
 test('decider: given no events, when synced, then ArticleSynced with the hash and the fetch time', () => {
-  const events = articleDecider.decide(
+  const events = syncArticle.decide(
     { kind: 'blog', article, source: 'named' },
-    articleDecider.initialState(),
+    articleStream.initialState(),
     now,
   );
   assert.is(events.length, 1);
   assert.is(events[0]!.data.contentHash, contentHash('blog', article));
   assert.is(events[0]!.data.fetchedAt, now.toISOString());
   assert.is(events[0]!.data.source, 'named');
-  const state = events.reduce(articleDecider.evolve, articleDecider.initialState());
+  const state = events.reduce(articleStream.evolve, articleStream.initialState());
   // No provider update time: the publication time is the row's updated_at.
   assert.is(state.updatedAt, '2024-01-01T00:00:00.000Z');
 });
@@ -126,23 +126,23 @@ test('decider: given an article stored with the earlier form of the hash, when s
     .update(JSON.stringify({ kind: 'blog', ...article }))
     .digest('hex');
   assert.equal(
-    articleDecider.decide({ kind: 'blog', article, source: 'full' }, { contentHash: earlier }, now),
+    syncArticle.decide({ kind: 'blog', article, source: 'full' }, { contentHash: earlier }, now),
     [],
   );
   const changed = { ...article, title: 'Another title' };
   assert.is(
-    articleDecider.decide({ kind: 'blog', article: changed, source: 'full' }, { contentHash: earlier }, now)
+    syncArticle.decide({ kind: 'blog', article: changed, source: 'full' }, { contentHash: earlier }, now)
       .length,
     1,
   );
 });
 
 test('decider: given the same content, when synced again, then nothing', () => {
-  const first = articleDecider.decide({ kind: 'blog', article, source: 'full' }, {}, now);
-  const state = first.reduce(articleDecider.evolve, articleDecider.initialState());
-  assert.equal(articleDecider.decide({ kind: 'blog', article, source: 'named' }, state, now), []);
+  const first = syncArticle.decide({ kind: 'blog', article, source: 'full' }, {}, now);
+  const state = first.reduce(articleStream.evolve, articleStream.initialState());
+  assert.equal(syncArticle.decide({ kind: 'blog', article, source: 'named' }, state, now), []);
   const changed = { ...article, html: '<p>b</p>' };
-  assert.is(articleDecider.decide({ kind: 'blog', article: changed, source: 'named' }, state, now).length, 1);
+  assert.is(syncArticle.decide({ kind: 'blog', article: changed, source: 'named' }, state, now).length, 1);
 });
 
 test.run();

@@ -5,7 +5,7 @@ import { removeColumn } from '../../../commands/columns/delete-column.ts';
 import { createTable } from '../../../commands/tables/create-table.ts';
 import { renameTable } from '../../../commands/tables/rename-table.ts';
 import type { TableEvent } from '../../../src/domain/tables/events.ts';
-import { given, NOW } from '../../support/tables-spec.ts';
+import { given, NOW } from '../../support/decider-spec.ts';
 
 const test = suite('tables: deciders of the table stream (given events, when command, then events)');
 

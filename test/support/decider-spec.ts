@@ -1,6 +1,6 @@
 import * as assert from 'uvu/assert';
-import type { Decider, DomainEvent } from '../../src/command.ts';
 import { AppError } from '../../src/errors.ts';
+import type { Decider, DomainEvent } from '../../src/stream.ts';
 
 export const NOW = new Date('2024-05-01T12:00:00.000Z');
 
@@ -11,7 +11,8 @@ export const NOW = new Date('2024-05-01T12:00:00.000Z');
  *   given(decider, []).when(command).refuses('not_found')
  */
 export function given<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, events: E[]) {
-  const state = events.reduce(decider.evolve, decider.initialState());
+  // The state a command decides on is the stream definition's own fold of its events.
+  const state = events.reduce(decider.stream.evolve, decider.stream.initialState());
   return {
     when(command: C) {
       const run = (): { events?: E[]; error?: AppError } => {
@@ -23,10 +24,18 @@ export function given<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, ev
         }
       };
       return {
-        thenEvents(expected: E[]) {
+        /** Asserts the events decided and returns them, to be given to the next step. */
+        thenEvents(expected: E[]): E[] {
           const { events, error } = run();
           assert.is(error, undefined, error && `refused: ${error.code} ${error.detail}`);
           assert.equal(events, expected);
+          return events!;
+        },
+        /** The decided events, when a test looks at them more closely than equality. */
+        events(): E[] {
+          const { events, error } = run();
+          assert.is(error, undefined, error && `refused: ${error.code} ${error.detail}`);
+          return events!;
         },
         /** Asserts the refusal's code and returns it for a closer look. */
         refuses(code: string): AppError {

@@ -1,0 +1,5 @@
+import { bootstrapAccountRoute } from './bootstrap-account.ts';
+import { issueApiKeyRoute } from './issue-api-key.ts';
+import { revokeApiKeyRoute } from './revoke-api-key.ts';
+
+export const accountCommands = [bootstrapAccountRoute, issueApiKeyRoute, revokeApiKeyRoute];

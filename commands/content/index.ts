@@ -1,0 +1,3 @@
+import { syncRoutes } from './sync-articles.ts';
+
+export const contentCommands = [syncRoutes()];

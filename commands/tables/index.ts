@@ -1,0 +1,4 @@
+import { createTableRoute } from './create-table.ts';
+import { renameTableRoute } from './rename-table.ts';
+
+export const tableCommands = [createTableRoute, renameTableRoute];

@@ -1,0 +1,4 @@
+import { listApiKeysRoute } from './list-api-keys.ts';
+import { meRoute } from './me.ts';
+
+export const accountQueries = [meRoute, listApiKeysRoute];

@@ -1,0 +1,3 @@
+import { metricsRoute } from './metrics.ts';
+
+export const operationsQueries = [metricsRoute];

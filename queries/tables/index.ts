@@ -1,0 +1,4 @@
+import { getTableRoute } from './get-table.ts';
+import { listTablesRoute } from './list-tables.ts';
+
+export const tableQueries = [listTablesRoute, getTableRoute];

@@ -1,0 +1,16 @@
+import { accountCommands } from '../../../commands/accounts/index.ts';
+import { apiKeysProjection } from '../../../projections/accounts/api-keys.ts';
+import { organizationsProjection } from '../../../projections/accounts/organizations.ts';
+import { usersProjection } from '../../../projections/accounts/users.ts';
+import { accountQueries } from '../../../queries/accounts/index.ts';
+import type { Feature } from '../../feature.ts';
+import { accountStreams } from './streams.ts';
+
+/** Accounts: bootstrap, organizations and their credits, users, API keys. */
+export const accountsFeature: Feature = {
+  name: 'accounts',
+  streams: accountStreams,
+  commands: accountCommands,
+  queries: accountQueries,
+  projections: [apiKeysProjection, organizationsProjection, usersProjection],
+};

@@ -1,0 +1,39 @@
+import { EventRegistry } from './event-store/registry.ts';
+import type { RouteModule } from './http/app.ts';
+import type { Projection } from './projection/types.ts';
+import type { AnyStreamDefinition } from './stream.ts';
+
+/**
+ * A feature declares itself once (src/domain/<feature>/feature.ts): its streams with their event
+ * schemas and evolve, its commands, its queries and its read models. src/modules.ts lists them.
+ */
+export interface Feature {
+  readonly name: string;
+  readonly streams: readonly AnyStreamDefinition[];
+  /** commands/<feature>/index.ts */
+  readonly commands: readonly RouteModule[];
+  /** queries/<feature>/index.ts */
+  readonly queries: readonly RouteModule[];
+  /** projections/<feature>/ */
+  readonly projections: readonly Projection[];
+}
+
+/** What a list of features adds up to: one registry of their events, their read models, their routes. */
+export interface Composition {
+  readonly features: readonly Feature[];
+  readonly registry: EventRegistry;
+  readonly projections: readonly Projection[];
+  readonly routes: readonly RouteModule[];
+}
+
+export function compose(
+  features: readonly Feature[],
+  extraStreams: readonly AnyStreamDefinition[] = [],
+): Composition {
+  return {
+    features,
+    registry: new EventRegistry([...features.flatMap((f) => f.streams), ...extraStreams]),
+    projections: features.flatMap((f) => f.projections),
+    routes: features.flatMap((f) => [...f.commands, ...f.queries]),
+  };
+}
