@@ -66,7 +66,7 @@ test('an older version is upcast on read; a stored event that no longer fits is 
   });
   assert.throws(
     () => registry.decode(recorded('NoteWritten', { text: 5, author: 'x' }, 2)),
-    InvalidEventError,
+    (e: unknown) => e instanceof InvalidEventError,
   );
 });
 
