@@ -17,6 +17,7 @@ import type { EventStore } from '../event-store/port.ts';
 import type { Projections } from '../projection/projections.ts';
 import { installAccessControl } from './access-hook.ts';
 import { registerHealthRoutes } from './health.ts';
+import { installInputGuard } from './input-guard.ts';
 import { errorHandler, problemOf, sendProblem } from './problem.ts';
 
 /** Everything a route may depend on; tests build it with their own pieces. */
@@ -63,6 +64,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
+  installInputGuard(app);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
       reply,

@@ -27,6 +27,10 @@ export function sendProblem(reply: FastifyReply, problem: Problem, headers: Reco
   return reply.code(problem.status).headers(headers).type('application/problem+json').send(problem);
 }
 
+/** The `detail` of a validation failure: where, and every path. */
+export const invalidDetail = (where: string, errors: readonly FieldError[]) =>
+  `Invalid ${where}: ${errors.map((e) => e.path).join(', ')}`;
+
 /** `/items/1/name` (a JSON pointer) as `items[1].name`. */
 function pointerToPath(pointer: string): string {
   return pointer
@@ -67,7 +71,7 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   }
   if (hasZodFastifySchemaValidationErrors(error) || error.validation) {
     const errors = validationErrors(error);
-    const detail = `Invalid ${error.validationContext ?? 'request'}: ${errors.map((e) => e.path).join(', ')}`;
+    const detail = invalidDetail(error.validationContext ?? 'request', errors);
     return sendProblem(reply, problemOf('validation_failed', detail, id, { errors }));
   }
   if (isResponseSerializationError(error)) {
