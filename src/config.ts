@@ -50,6 +50,14 @@ export const configSchema = z.object({
     return /^\d+$/.test(v) ? Number(v) : v;
   }),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * How long a request's headers and body together may take to arrive; past it the client gets a 408
+   * and the connection closes. Without it, a body shorter than its Content-Length held a connection
+   * open for ever. It does not bound the handler: a full sync may run for minutes.
+   */
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
+  /** How long an idle keep-alive connection stays open; above the 60 s idle timeout of common load balancers. */
+  KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(72_000),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -13,10 +13,13 @@ import type { Logger } from 'pino';
 import type { Authenticator } from '../auth/scopes.ts';
 import type { Config } from '../config.ts';
 import type { Pool } from '../db/pool.ts';
+import { AppError } from '../errors.ts';
 import type { EventStore } from '../event-store/port.ts';
 import type { Projections } from '../projection/projections.ts';
 import { installAccessControl } from './access-hook.ts';
+import { edgeOptions } from './edge.ts';
 import { registerHealthRoutes } from './health.ts';
+import { installInputGuard } from './input-guard.ts';
 import { errorHandler, problemOf, sendProblem } from './problem.ts';
 
 /** Everything a route may depend on; tests build it with their own pieces. */
@@ -53,6 +56,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
       // Article slugs run to 200 characters (the default limit, 100, would answer 414 to /blog/<slug>).
       routerOptions: { maxParamLength: 256 },
       trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
+      ...edgeOptions(deps.config, deps.logger),
       requestIdHeader: false,
       genReqId: (req) => {
         const given = req.headers['x-request-id'];
@@ -63,6 +67,7 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
+  installInputGuard(app);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
       reply,
@@ -95,6 +100,11 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
       },
       'request',
     );
+  });
+  // Instead of fastify's own 503 body (return503OnClosing is off): a request that arrives on an open
+  // connection while the app closes is told so in a problem, and the connection closes after it.
+  app.addHook('onRequest', async () => {
+    if (closing) throw new AppError('unavailable', 'The service is shutting down; retry the request.');
   });
 
   await app.register(swagger, {

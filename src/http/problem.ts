@@ -27,6 +27,28 @@ export function sendProblem(reply: FastifyReply, problem: Problem, headers: Reco
   return reply.code(problem.status).headers(headers).type('application/problem+json').send(problem);
 }
 
+/**
+ * What fastify, its plugins and Node's HTTP parser refuse before any handler runs, by status: the
+ * catalogue code and what to tell the client. Any other 4xx of theirs is a `bad_request`.
+ */
+const EDGE_PROBLEMS: Partial<Record<number, [ErrorCode, string]>> = {
+  408: ['request_timeout', 'The request headers and body did not arrive in time.'],
+  413: ['payload_too_large', 'The request body is larger than allowed.'],
+  414: ['uri_too_long', 'A path segment of the URL is longer than allowed.'],
+  415: ['unsupported_media_type', 'Send the body as application/json.'],
+  429: ['rate_limited', 'Too many requests; retry later.'],
+  431: ['headers_too_large', 'The request headers are larger than allowed.'],
+};
+
+export function edgeProblem(status: number, requestId: string): Problem | undefined {
+  const known = EDGE_PROBLEMS[status];
+  return known && problemOf(known[0], known[1], requestId);
+}
+
+/** The `detail` of a validation failure: where, and every path. */
+export const invalidDetail = (where: string, errors: readonly FieldError[]) =>
+  `Invalid ${where}: ${errors.map((e) => e.path).join(', ')}`;
+
 /** `/items/1/name` (a JSON pointer) as `items[1].name`. */
 function pointerToPath(pointer: string): string {
   return pointer
@@ -67,35 +89,23 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   }
   if (hasZodFastifySchemaValidationErrors(error) || error.validation) {
     const errors = validationErrors(error);
-    const detail = `Invalid ${error.validationContext ?? 'request'}: ${errors.map((e) => e.path).join(', ')}`;
+    const detail = invalidDetail(error.validationContext ?? 'request', errors);
     return sendProblem(reply, problemOf('validation_failed', detail, id, { errors }));
   }
   if (isResponseSerializationError(error)) {
     request.log.error({ err: error }, 'response did not match its schema');
     return sendProblem(reply, problemOf('internal', 'The server produced an invalid response.', id));
   }
-  switch (error.code) {
-    case 'FST_ERR_CTP_INVALID_JSON_BODY':
-    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return sendProblem(reply, problemOf('malformed_json', 'The request body is not valid JSON.', id));
-    case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return sendProblem(
-        reply,
-        problemOf('payload_too_large', 'The request body is larger than allowed.', id),
-      );
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return sendProblem(
-        reply,
-        problemOf('unsupported_media_type', 'Send the body as application/json.', id),
-      );
-  }
-  if (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400) {
+  const badJson =
+    error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+    error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    (error instanceof SyntaxError && (error as { statusCode?: number }).statusCode === 400);
+  if (badJson) {
     return sendProblem(reply, problemOf('malformed_json', 'The request body is not valid JSON.', id));
   }
   const status = error.statusCode ?? 500;
-  if (status === 429) {
-    return sendProblem(reply, problemOf('rate_limited', 'Too many requests; retry later.', id));
-  }
+  const edge = edgeProblem(status, id);
+  if (edge) return sendProblem(reply, edge);
   if (status >= 400 && status < 500) {
     return sendProblem(reply, problemOf('bad_request', error.message, id));
   }

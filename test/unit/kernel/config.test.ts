@@ -28,6 +28,8 @@ test('defaults: embedded database, PostgreSQL event store, loopback on 3000', ()
   assert.is(config.CONTENT_PROVIDER, 'content');
   assert.is(config.SITE_URL, 'http://localhost:3000');
   assert.is(config.SHUTDOWN_TIMEOUT_MS, 10_000);
+  assert.is(config.REQUEST_TIMEOUT_MS, 30_000);
+  assert.is(config.KEEP_ALIVE_TIMEOUT_MS, 72_000);
 });
 
 test('a blank variable counts as unset', () => {
@@ -54,6 +56,8 @@ test('good values are parsed into their types', () => {
     CONTENT_API_URL: 'https://content.example/api',
     CONTENT_PROVIDER: 'my-cms',
     SHUTDOWN_TIMEOUT_MS: '2500',
+    REQUEST_TIMEOUT_MS: '5000',
+    KEEP_ALIVE_TIMEOUT_MS: '65000',
   });
   assert.is(config.PORT, 8080);
   assert.is(config.LOG_LEVEL, 'debug');
@@ -61,6 +65,8 @@ test('good values are parsed into their types', () => {
   assert.is(config.EVENTSTORE_URL, 'esdb+discover://node1:2113?tls=false');
   assert.is(config.CONTENT_PROVIDER, 'my-cms');
   assert.is(config.SHUTDOWN_TIMEOUT_MS, 2500);
+  assert.is(config.REQUEST_TIMEOUT_MS, 5000);
+  assert.is(config.KEEP_ALIVE_TIMEOUT_MS, 65_000);
 });
 
 // [variable, bad value, what the message must say the expected form is]
@@ -79,6 +85,9 @@ const badValues: [string, string, RegExp][] = [
   ['BOOTSTRAP_RATE_LIMIT', '-1', />0/],
   ['SYNC_RATE_LIMIT', 'many', /expected number/],
   ['SHUTDOWN_TIMEOUT_MS', '0', />0/],
+  ['REQUEST_TIMEOUT_MS', '0', />0/],
+  ['REQUEST_TIMEOUT_MS', '1.5', /expected int/],
+  ['KEEP_ALIVE_TIMEOUT_MS', 'forever', /expected number/],
 ];
 
 for (const [name, value, form] of badValues) {

@@ -1,0 +1,111 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError, type FieldError, formatPath } from '../errors.ts';
+import { invalidDetail } from './problem.ts';
+
+/**
+ * How deeply objects and arrays may nest in a request body. zod's parsers and our own walkers
+ * recurse, so a body nested thousands of levels deep overflowed the stack (a 500) or was stored and
+ * then broke every later edit. No input of this API needs more than a few levels.
+ */
+export const MAX_DEPTH = 64;
+
+/** A problem body names this many offending strings at most; the first ones are enough to fix. */
+const MAX_TEXT_ISSUES = 20;
+
+// Code units of a surrogate half without its other half: not Unicode text, and `jsonb` refuses it.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Why PostgreSQL could not store this text (NUL: neither `text` nor `jsonb` take it), if it could not. */
+function textProblem(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'holds a NUL character (U+0000), which cannot be stored';
+  if (LONE_SURROGATE.test(text)) return 'holds an unpaired UTF-16 surrogate, which is not valid Unicode';
+  return undefined;
+}
+
+/**
+ * Arrays and plain objects: what JSON parsing yields, and the params and query objects (whose
+ * prototype has no prototype of its own). A Buffer or stream body is not walked.
+ */
+function isData(value: unknown): value is object {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return Array.isArray(value) || proto === null || Object.getPrototypeOf(proto) === null;
+}
+
+interface Node {
+  value: unknown;
+  key?: string | number;
+  parent?: Node;
+  /** How many objects and arrays hold this value, itself included when it is one. */
+  depth: number;
+}
+
+// A key is shown JSON-escaped: the raw NUL or surrogate would make the path itself unreadable.
+const shownKey = (key: string | number) => (typeof key === 'number' ? key : JSON.stringify(key).slice(1, -1));
+
+function pathOf(node: Node, prefix: readonly string[]): string {
+  const keys: (string | number)[] = [];
+  for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) keys.push(shownKey(at.key));
+  return formatPath([...prefix, ...keys.reverse()]) || prefix[0] || 'body';
+}
+
+/**
+ * The first problems of one parsed input (a body, the query, the path parameters): nesting past
+ * MAX_DEPTH, or a string or object key PostgreSQL cannot store. Iterative, with parent links rather
+ * than copied paths, so that neither depth nor size can exhaust the stack or the memory.
+ */
+export function inputIssues(input: unknown, prefix: readonly string[] = []): FieldError[] {
+  const issues: FieldError[] = [];
+  const pending: Node[] = [{ value: input, depth: 0 }];
+  while (pending.length > 0 && issues.length < MAX_TEXT_ISSUES) {
+    const node = pending.pop() as Node;
+    const { value } = node;
+    if (typeof value === 'string') {
+      const problem = textProblem(value);
+      if (problem) issues.push({ path: pathOf(node, prefix), message: problem });
+      continue;
+    }
+    if (!isData(value)) continue;
+    const depth = node.depth + 1;
+    if (depth > MAX_DEPTH) {
+      return [{ path: pathOf(node, prefix), message: `nested deeper than ${MAX_DEPTH} levels` }];
+    }
+    const children: Node[] = [];
+    if (Array.isArray(value)) {
+      for (let index = 0; index < value.length; index++)
+        children.push({ value: value[index], key: index, parent: node, depth });
+    } else {
+      for (const [key, item] of Object.entries(value)) {
+        const child: Node = { value: item, key, parent: node, depth };
+        const problem = textProblem(key);
+        if (problem) issues.push({ path: pathOf(child, prefix), message: `its key ${problem}` });
+        children.push(child);
+      }
+    }
+    // Reversed onto the stack, so that issues come out in the order of the document.
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i] as Node);
+  }
+  return issues;
+}
+
+/** Each part of a request as its problems name it (the prefixes fastify's validation uses). */
+const parts = [
+  ['params', (request: FastifyRequest) => request.params],
+  ['querystring', (request: FastifyRequest) => request.query],
+  ['body', (request: FastifyRequest) => request.body],
+] as const;
+
+/**
+ * One rule at the edge for every route, present and future: after the body is parsed (by whatever
+ * parser the route uses) and before validation or any handler, refuse what PostgreSQL cannot store
+ * and what would nest deeper than MAX_DEPTH. Registered on the root instance, so it runs first.
+ */
+export function installInputGuard(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    for (const [part, read] of parts) {
+      const issues = inputIssues(read(request), part === 'body' ? [] : [part]);
+      if (issues.length === 0) continue;
+      throw new AppError('validation_failed', invalidDetail(part, issues), { errors: issues });
+    }
+  });
+}
