@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// The `stk` command: runs the TypeScript CLI through tsx's loader (no build step).
+// The `stk` command: runs the TypeScript CLI through tsx's loader (no build step). It calls the CLI
+// itself rather than leaving main.ts to guess from process.argv whether it is the entry point: that
+// guess failed whenever stk was started through a symbolic link (npm link, npm install -g, npx).
 import { register } from 'tsx/esm/api';
 
 register();
-await import('../src/cli/main.ts');
+const { runCli } = await import('../src/cli/main.ts');
+process.exitCode = await runCli(process.argv.slice(2));

@@ -9,20 +9,16 @@ import { hashPassword } from '../../src/auth/password.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { handleCommand } from '../../src/command.ts';
 import { STARTER_CREDITS } from '../../src/domain/accounts/events.ts';
-import { emailReservationStream, organizationStream, userStream } from '../../src/domain/accounts/streams.ts';
 import {
-  keyMetadata,
-  keyMetadataSchema,
-  organizationData,
-  organizationSchema,
-  readKey,
-  readOrganization,
-  readUser,
-  userData,
-  userDataSchema,
-} from '../../src/domain/accounts/views.ts';
+  keyMetadataFromLog,
+  organizationFromLog,
+  userDataFromLog,
+} from '../../src/domain/accounts/log-views.ts';
+import { emailReservationStream, organizationStream, userStream } from '../../src/domain/accounts/streams.ts';
+import { keyMetadataSchema, organizationSchema, userDataSchema } from '../../src/domain/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
+import { readYourWrites } from '../../src/http/commands.ts';
 import { issueApiKey } from './issue-api-key.ts';
 
 /*
@@ -149,20 +145,19 @@ export async function bootstrapAccount(deps: AppDeps, input: Body, correlationId
     scopes: [...SCOPES],
     metadata,
   });
-  // The key's append is the last of the four, so once it is projected everything is.
-  await deps.projections.waitFor(key.position, PROJECTIONS);
-  const [keyRow, user, organization] = await Promise.all([
-    readKey(deps.pool, key.keyId),
-    readUser(deps.pool, userId),
-    readOrganization(deps.pool, organizationId),
+  // The key's append is the last of the four, so once it is projected everything is. The answer comes
+  // from the log: the read models may lag, and a 500 here would lose the key's secret.
+  await readYourWrites(deps, key.position, PROJECTIONS);
+  const [keyMetadata, user, organization] = await Promise.all([
+    keyMetadataFromLog(deps.store, key.keyId),
+    userDataFromLog(deps.store, userId),
+    organizationFromLog(deps.store, organizationId),
   ]);
-  if (!keyRow || !user || !organization)
-    throw new AppError('internal', 'The new account is not readable yet.');
   return {
     apiKey: key.apiKey,
-    userData: userData(user),
-    keyMetadata: keyMetadata(keyRow),
-    credits: { organization: organizationData(organization), user: { id: userId, creditsUsed: 0 } },
+    userData: user,
+    keyMetadata,
+    credits: { organization, user: { id: userId, creditsUsed: 0 } },
   };
 }
 

@@ -3,13 +3,14 @@ import { apiKeysProjection } from '../../projections/accounts/api-keys.ts';
 import { generateKey } from '../../src/auth/keys.ts';
 import { SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { handleCommand } from '../../src/command.ts';
+import { keyMetadataFromLog } from '../../src/domain/accounts/log-views.ts';
 import { apiKeyStream } from '../../src/domain/accounts/streams.ts';
-import { keyMetadata, keyMetadataSchema, readKey } from '../../src/domain/accounts/views.ts';
+import { keyMetadataSchema } from '../../src/domain/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
-import { eventMetadata } from '../../src/http/commands.ts';
+import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 
 /** The read models a new key must be visible in before its owner is told about it. */
 export const KEY_PROJECTIONS = [apiKeysProjection];
@@ -109,10 +110,12 @@ export const issueApiKeyRoute: RouteModule = (app, deps) => {
         grantorScopes: principal.scopes,
         metadata: eventMetadata(request),
       });
-      await deps.projections.waitFor(issued.position, KEY_PROJECTIONS);
-      const row = await readKey(deps.pool, issued.keyId);
-      if (!row) throw new AppError('internal', 'The new key is not readable yet.');
-      return reply.code(201).send({ apiKey: issued.apiKey, keyMetadata: keyMetadata(row) });
+      // The key listing shows the key once this returns, unless the read model lags; the answer, with
+      // the only copy of the secret, is built from the log either way.
+      await readYourWrites(deps, issued.position, KEY_PROJECTIONS);
+      return reply
+        .code(201)
+        .send({ apiKey: issued.apiKey, keyMetadata: await keyMetadataFromLog(deps.store, issued.keyId) });
     },
   );
 };

@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { siteContentProjection } from '../../projections/content/site-content.ts';
+import { hashSecret, secretMatches } from '../../src/auth/keys.ts';
 import { type ContentApiClient, contentApiFromConfig } from '../../src/content-api/client.ts';
 import { pageCacheFor, pageKey } from '../../src/domain/content/site/page-cache.ts';
 import { runFullSync, withFullSyncLock } from '../../src/domain/content/sync-full.ts';
@@ -12,20 +12,17 @@ import { runNamedSync } from '../../src/domain/content/sync-named.ts';
 import { probeResponseSchema, SyncReport, syncResponseSchema } from '../../src/domain/content/sync-report.ts';
 import { parseNamedSync } from '../../src/domain/content/sync-request.ts';
 import { AppError } from '../../src/errors.ts';
+import { bearerToken } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 
-const MAX_BODY_BYTES = 1024 * 1024;
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** How long a response waits for site_content to show what it stored. */
 const NAMED_WAIT_MS = 10_000;
 const FULL_WAIT_MS = 120_000;
 
 /** Timing-safe: both sides are hashed first, so neither the length nor a prefix of the secret leaks. */
 export function isCronAuthorized(header: string | undefined, secret: string | undefined): boolean {
-  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-  if (!secret || !token) return false;
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(token), digest(secret));
+  const token = bearerToken(header);
+  return !!secret && token !== undefined && secretMatches(token, hashSecret(secret));
 }
 
 export interface SyncRouteOptions {
@@ -53,25 +50,22 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
       // An empty or whitespace body is a probe, and a publish notification may come without the
       // JSON content type: read every body as text and decide here.
       scope.removeAllContentTypeParsers();
-      scope.addContentTypeParser(
-        '*',
-        { parseAs: 'string', bodyLimit: MAX_BODY_BYTES },
-        (_request, body, done) => {
-          const text = String(body);
-          if (text.trim() === '') return done(null, undefined);
-          try {
-            done(null, JSON.parse(text));
-          } catch {
-            done(
-              new AppError(
-                'malformed_json',
-                'The body is not JSON: send no body to probe, or JSON naming slugs.',
-              ),
-              undefined,
-            );
-          }
-        },
-      );
+      // The body limit is the app's (1 MiB), as for every route.
+      scope.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => {
+        const text = String(body);
+        if (text.trim() === '') return done(null, undefined);
+        try {
+          done(null, JSON.parse(text));
+        } catch {
+          done(
+            new AppError(
+              'malformed_json',
+              'The body is not JSON: send no body to probe, or JSON naming slugs.',
+            ),
+            undefined,
+          );
+        }
+      });
       if (!scope.hasDecorator('rateLimit')) await scope.register(rateLimit, { global: false });
       const api = scope.withTypeProvider<ZodTypeProvider>();
       const handler = (request: FastifyRequest, reply: FastifyReply) =>
@@ -87,7 +81,6 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
       api.post(
         path,
         {
-          bodyLimit: MAX_BODY_BYTES,
           config: {
             access: 'public',
             rateLimit: {

@@ -1,21 +1,17 @@
-import { COLUMN_FIELDS, COLUMNS, type ColumnRow, columnFromRow } from '../../projections/columns/columns.ts';
+import { COLUMNS, type ColumnRow, columnFromRow } from '../../projections/columns/columns.ts';
 import { TABLES } from '../../projections/tables/tables.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { etagOf } from '../../src/domain/columns/etag.ts';
 import { ColumnSchema } from '../../src/domain/columns/fields.ts';
-import { columnNotFound, tableNotFound } from '../../src/domain/tables/access.ts';
+import { columnNotFound, readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
 import { isColumnId, isTableId } from '../../src/domain/tables/ids.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
-import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
+import { PREFIXED_COLUMN_FIELDS } from './list-columns.ts';
 
-const prefixed = COLUMN_FIELDS.split(', ')
-  .map((f) => `c.${f}`)
-  .join(', ');
-
-const GET_COLUMN_SQL = `SELECT t.organization_id, ${prefixed}
+const GET_COLUMN_SQL = `SELECT t.organization_id, ${PREFIXED_COLUMN_FIELDS}
   FROM ${TABLES} t LEFT JOIN ${COLUMNS} c ON c.table_id = t.id AND c.id = $2
   WHERE t.id = $1`;
 
@@ -26,11 +22,11 @@ const GET_COLUMN_SQL = `SELECT t.organization_id, ${prefixed}
 export async function readColumn(pool: Pool, principal: Principal, tableId: string, columnId: string) {
   if (!isTableId(tableId)) throw tableNotFound(tableId);
   const { rows } = await pool.query(GET_COLUMN_SQL, [tableId, isColumnId(columnId) ? columnId : null]);
-  const row = rows[0] as ({ organization_id: string } & ColumnRow) | undefined;
-  if (!row) throw tableNotFound(tableId);
-  if (row.organization_id !== principal.organizationId) {
-    throw new AppError('forbidden', 'The table belongs to another organization.');
-  }
+  const row = readableTable(
+    rows[0] as ({ organization_id: string } & ColumnRow) | undefined,
+    tableId,
+    principal,
+  );
   if (row.id === null) throw columnNotFound(tableId, columnId);
   return { column: columnFromRow(row), revision: BigInt(row.revision) };
 }

@@ -2,14 +2,14 @@ import { z } from 'zod';
 import { COLUMN_FIELDS, COLUMNS, type ColumnRow, columnFromRow } from '../../projections/columns/columns.ts';
 import { TABLES } from '../../projections/tables/tables.ts';
 import { ColumnSchema } from '../../src/domain/columns/fields.ts';
-import { tableNotFound } from '../../src/domain/tables/access.ts';
+import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
 import { isTableId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
-import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
-const prefixed = COLUMN_FIELDS.split(', ')
+/** The column fields of the read model under the alias `c`, for the statements joining the table. */
+export const PREFIXED_COLUMN_FIELDS = COLUMN_FIELDS.split(', ')
   .map((f) => `c.${f}`)
   .join(', ');
 
@@ -17,7 +17,7 @@ const prefixed = COLUMN_FIELDS.split(', ')
  * One round trip for the access check and the columns: the table's row (organization) joined with
  * its columns; no row at all means no table. The benchmark's bare route runs this same statement.
  */
-export const LIST_COLUMNS_SQL = `SELECT t.organization_id, ${prefixed}
+export const LIST_COLUMNS_SQL = `SELECT t.organization_id, ${PREFIXED_COLUMN_FIELDS}
   FROM ${TABLES} t LEFT JOIN ${COLUMNS} c ON c.table_id = t.id
   WHERE t.id = $1 ORDER BY c.position, c.id`;
 
@@ -43,10 +43,7 @@ export const listColumnsRoute: RouteModule = (app, deps) => {
       const { tableId } = request.params;
       if (!isTableId(tableId)) throw tableNotFound(tableId);
       const { rows } = await deps.pool.query<Row>(LIST_COLUMNS_SQL, [tableId]);
-      if (rows.length === 0) throw tableNotFound(tableId);
-      if (rows[0]!.organization_id !== principalOf(request).organizationId) {
-        throw new AppError('forbidden', 'The table belongs to another organization.');
-      }
+      readableTable(rows[0], tableId, principalOf(request));
       return rows.flatMap((row) => (row.id === null ? [] : [columnFromRow(row as ColumnRow)]));
     },
   );

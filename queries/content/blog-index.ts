@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
-import { etagOf, htmlHeaders, notModified } from '../../src/domain/content/site/http-cache.ts';
+import { digestEtag, htmlHeaders, notModified } from '../../src/domain/content/site/http-cache.ts';
 import { INDEX_PAGE_SIZE, renderIndexPage } from '../../src/domain/content/site/index-page.ts';
 import { siteContent } from '../../src/domain/content/site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
@@ -32,7 +32,7 @@ export const blogIndexRoutes: RouteModule = (app, deps) => {
       if (page > pages) return sendNotFoundPage(reply, 'There is no such page of articles.');
       const html = renderIndexPage(articles, page, pages, deps.config.SITE_URL);
       htmlHeaders(reply);
-      if (notModified(request, reply, { etag: etagOf(html) })) return reply.code(304).send();
+      if (notModified(request, reply, { etag: digestEtag(html) })) return reply.code(304).send();
       return reply.send(html);
     },
   );

@@ -7,7 +7,7 @@ import {
   renderArticlePage,
   renderNotFoundPage,
 } from '../../src/domain/content/site/article-page.ts';
-import { etagOf, htmlHeaders, notModified } from '../../src/domain/content/site/http-cache.ts';
+import { digestEtag, htmlHeaders, notModified } from '../../src/domain/content/site/http-cache.ts';
 import { type CachedPage, pageCacheFor, pageKey } from '../../src/domain/content/site/page-cache.ts';
 import { siteContent } from '../../src/domain/content/site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
@@ -33,7 +33,7 @@ async function articlePage(pool: Pool, site: string, slug: string): Promise<Cach
   const page: CachedPage = {
     contentHash: article.content_hash,
     lastModified: article.synced_at,
-    etag: etagOf(article.content_hash, ARTICLE_TEMPLATE_VERSION, site),
+    etag: digestEtag(article.content_hash, ARTICLE_TEMPLATE_VERSION, site),
     html: renderArticlePage(article, site),
   };
   cache.set(key, page, epoch);

@@ -1,6 +1,6 @@
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
 import { renderSitemap, SITEMAP_MAX_URLS } from '../../src/domain/content/site/feeds.ts';
-import { etagOf, notModified } from '../../src/domain/content/site/http-cache.ts';
+import { digestEtag, notModified } from '../../src/domain/content/site/http-cache.ts';
 import { siteContent } from '../../src/domain/content/site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
@@ -13,7 +13,7 @@ export const sitemapRoutes: RouteModule = (app, deps) => {
       const articles = await siteContent.page(deps.pool, DEFAULT_KIND, SITEMAP_MAX_URLS - 1, 0);
       const xml = renderSitemap(articles, deps.config.SITE_URL);
       reply.header('content-type', 'application/xml; charset=utf-8');
-      if (notModified(request, reply, { etag: etagOf(xml) })) return reply.code(304).send();
+      if (notModified(request, reply, { etag: digestEtag(xml) })) return reply.code(304).send();
       return reply.send(xml);
     },
   );

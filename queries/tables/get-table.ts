@@ -1,8 +1,7 @@
 import { TABLES, type TableRow, tableFromRow } from '../../projections/tables/tables.ts';
-import { tableNotFound } from '../../src/domain/tables/access.ts';
+import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
 import { isTableId } from '../../src/domain/tables/ids.ts';
 import { TableParams, TableSchema } from '../../src/domain/tables/schemas.ts';
-import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
@@ -26,12 +25,7 @@ export const getTableRoute: RouteModule = (app, deps) => {
         `SELECT id, organization_id, name, created_at, updated_at FROM ${TABLES} WHERE id = $1`,
         [tableId],
       );
-      const row = rows[0];
-      if (!row) throw tableNotFound(tableId);
-      if (row.organization_id !== principalOf(request).organizationId) {
-        throw new AppError('forbidden', 'The table belongs to another organization.');
-      }
-      return tableFromRow(row);
+      return tableFromRow(readableTable(rows[0], tableId, principalOf(request)));
     },
   );
 };

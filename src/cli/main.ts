@@ -45,7 +45,3 @@ export async function runCli(argv: string[]): Promise<number> {
     return 1;
   }
 }
-
-if (import.meta.url === `file://${process.argv[1]}` || process.argv[1]?.endsWith('/bin/stk.js')) {
-  process.exitCode = await runCli(process.argv.slice(2));
-}

@@ -179,20 +179,22 @@ export class PostgresEventStore implements EventStore {
 
   private async findAppended(stream: string, ids: string[]): Promise<AppendResult | undefined> {
     const { rows } = await this.pool.query<{
+      event_id: string;
       stream_name: string;
       stream_revision: string;
       tx_id: string;
       position: string;
     }>(
-      `SELECT stream_name, stream_revision, tx_id::text AS tx_id, position FROM events
-       WHERE event_id = ANY($1::uuid[]) ORDER BY events.tx_id, events.position`,
+      `SELECT event_id::text AS event_id, stream_name, stream_revision, tx_id::text AS tx_id, position
+       FROM events WHERE event_id = ANY($1::uuid[]) ORDER BY events.tx_id, events.position`,
       [ids],
     );
     if (rows.length === 0) return undefined;
     if (rows.length !== ids.length || rows.some((r) => r.stream_name !== stream)) {
+      // The ids of this batch found in the log already: the ones that collide.
       throw new IdempotencyConflictError(
         stream,
-        rows.map((r) => r.stream_name),
+        rows.map((r) => r.event_id),
       );
     }
     const last = rows[rows.length - 1]!;

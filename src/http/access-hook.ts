@@ -2,12 +2,15 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Authenticator, Principal } from '../auth/scopes.ts';
 import { AppError } from '../errors.ts';
 
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
+/** The token of an `Authorization: Bearer <token>` header; undefined for any other header or none. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header === undefined ? undefined : /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+}
 
 /** The raw key of a request, from `Authorization: Bearer` or `X-API-Key`. */
 export function presentedKey(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
-  if (header) return BEARER.exec(header)?.[1] ?? '';
+  if (header) return bearerToken(header) ?? '';
   const apiKey = request.headers['x-api-key'];
   return typeof apiKey === 'string' ? apiKey.trim() : undefined;
 }

@@ -22,15 +22,19 @@ export async function readYourWrites(
   projections: readonly Projection[],
 ): Promise<boolean> {
   if (!position) return true;
+  const behind = (names: readonly string[]) => {
+    deps.logger.warn({ projections: names }, 'read models behind a committed write; answering anyway');
+    return false;
+  };
+  // A projection stopped at a poison event moves only when an operator acts: no use waiting for it.
+  const failed = new Set(deps.projections.failedHere());
+  const stopped = projections.filter((p) => failed.has(p.name)).map((p) => p.name);
+  if (stopped.length > 0) return behind(stopped);
   try {
     await deps.projections.waitFor(position, projections);
     return true;
   } catch (error) {
     if (!(error instanceof ProjectionLagError)) throw error;
-    deps.logger.warn(
-      { projections: error.projections },
-      'read models behind a committed write; answering anyway',
-    );
-    return false;
+    return behind(error.projections);
   }
 }

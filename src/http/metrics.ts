@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
+import { hashSecret, secretMatches } from '../auth/keys.ts';
 import { AppError } from '../errors.ts';
 import {
   httpRequestDuration,
@@ -10,6 +10,7 @@ import {
   projectionState,
 } from '../metrics-registry.ts';
 import { type OperatorState, projectionReports } from '../projection/status-admin.ts';
+import { bearerToken } from './access-hook.ts';
 import type { AppDeps, ZodApp } from './app.ts';
 
 const STATES: OperatorState[] = ['running', 'catching_up', 'rebuilding', 'failed', 'not_started'];
@@ -31,16 +32,14 @@ export function installHttpMetrics(app: ZodApp): void {
   });
 }
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 /**
- * With METRICS_TOKEN set, /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. Digests of equal
- * length make the comparison timing-safe whatever the length of what was sent.
+ * With METRICS_TOKEN set, /metrics wants `Authorization: Bearer <METRICS_TOKEN>`. Compared as an API
+ * key's secret is, hashed first: timing-safe whatever the length of what was sent.
  */
 export function checkMetricsToken(request: FastifyRequest, token: string | undefined): void {
   if (!token) return;
-  const presented = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '')?.[1];
-  if (presented !== undefined && timingSafeEqual(digest(presented), digest(token))) return;
+  const presented = bearerToken(request.headers.authorization);
+  if (presented !== undefined && secretMatches(presented, hashSecret(token))) return;
   throw new AppError('unauthorized', 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>".', {
     headers: { 'WWW-Authenticate': 'Bearer realm="metrics"' },
   });

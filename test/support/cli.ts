@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { delimiter, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -12,17 +13,26 @@ export interface CliRun {
 /** The client's own settings: a developer's shell may hold them, and no test may pick them up by chance. */
 const CLIENT_SETTINGS = ['STK_API_KEY', 'STK_BASE_URL', 'STK_CONFIG'];
 
+export interface StkOptions {
+  env?: Record<string, string>;
+  input?: string;
+  /** Start this executable (a link to bin/stk.js, as npm makes one) instead of `node bin/stk.js`. */
+  executable?: string;
+}
+
 /**
  * Starts `stk ...` (bin/stk.js) as a user would: its own process, with our environment less the
  * client's settings, plus `env`. With `input`, stdin gets it and ends; without, stdin is closed.
  */
-export function spawnStk(
-  args: string[],
-  options: { env?: Record<string, string>; input?: string } = {},
-): ChildProcess {
+export function spawnStk(args: string[], options: StkOptions = {}): ChildProcess {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of CLIENT_SETTINGS) delete env[name];
-  const child = spawn(process.execPath, ['bin/stk.js', ...args], {
+  // An executable finds node through its `#!/usr/bin/env node` line: the node running the tests.
+  if (options.executable) env.PATH = [dirname(process.execPath), env.PATH].filter(Boolean).join(delimiter);
+  const [file, argv] = options.executable
+    ? [options.executable, args]
+    : [process.execPath, ['bin/stk.js', ...args]];
+  const child = spawn(file, argv, {
     cwd: ROOT,
     env: { ...env, ...options.env },
     stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -45,7 +55,7 @@ export function finished(child: ChildProcess): Promise<CliRun> {
 }
 
 /** Runs `stk ...` to the end (see spawnStk). */
-export function runStk(args: string[], options: { env?: Record<string, string>; input?: string } = {}) {
+export function runStk(args: string[], options: StkOptions = {}) {
   return finished(spawnStk(args, options));
 }
 

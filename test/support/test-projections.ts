@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../../src/db/pool.ts';
-import type { EventStore, NewEvent, Position } from '../../src/event-store/port.ts';
+import type { EventStore, NewEvent, Position, RecordedEvent } from '../../src/event-store/port.ts';
 import { comparePositions } from '../../src/event-store/port.ts';
 import { ProjectionRunner } from '../../src/projection/runner.ts';
 import type { Projection } from '../../src/projection/types.ts';
@@ -170,4 +170,19 @@ export async function checkpointOf(pool: Pool, name: string) {
         failed_event_id: string | null;
       }
     | undefined;
+}
+
+/**
+ * The projection, failing at the events `isPoison` picks, as a real one fails at a poison event: its
+ * runner stops there, and its read model stays behind everything after it until an operator acts.
+ */
+export function poisonedBy(projection: Projection, isPoison: (event: RecordedEvent) => boolean): Projection {
+  return {
+    ...projection,
+    async apply(events, ctx) {
+      const poison = events.find(isPoison);
+      if (poison) throw new Error(`poison event ${poison.id} in ${poison.stream}`);
+      await projection.apply(events, ctx);
+    },
+  };
 }

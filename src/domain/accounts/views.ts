@@ -1,14 +1,15 @@
 import { z } from 'zod';
 import { API_KEYS, type ApiKeyRow } from '../../../projections/accounts/api-keys.ts';
-import { ORGANIZATIONS, type OrganizationRow } from '../../../projections/accounts/organizations.ts';
-import { USERS, type UserRow } from '../../../projections/accounts/users.ts';
+import type { OrganizationRow } from '../../../projections/accounts/organizations.ts';
+import type { UserRow } from '../../../projections/accounts/users.ts';
 import { API_KEY_USAGE } from '../../auth/last-used.ts';
 import { SCOPES } from '../../auth/scopes.ts';
 import type { Pool } from '../../db/pool.ts';
 
 /**
- * The shapes the accounts API answers with (bootstrap, key issue, /api/me, key listing), built from
- * the read models so that every answer agrees with what a later GET shows.
+ * The shapes the accounts API answers with (bootstrap, key issue, /api/me, key listing). Queries build
+ * them from the read models' rows; commands from the events they recorded (log-views.ts), as rows of
+ * the same fields, so that both agree with what a later GET shows.
  */
 export const keyMetadataSchema = z.object({
   id: z.string(),
@@ -35,7 +36,9 @@ export const userDataSchema = z.object({
 
 export const organizationSchema = z.object({ id: z.string(), name: z.string(), balance: z.number() });
 
-export const keyMetadata = (row: ApiKeyRow): z.infer<typeof keyMetadataSchema> => ({
+export const keyMetadata = (
+  row: Pick<ApiKeyRow, 'key_id' | 'name' | 'prefix' | 'scopes' | 'created_at'>,
+): z.infer<typeof keyMetadataSchema> => ({
   id: row.key_id,
   name: row.name,
   prefix: row.prefix,
@@ -51,7 +54,7 @@ export const keyListing = (row: ApiKeyRow): z.infer<typeof keyListingSchema> => 
   revokedAt: row.revoked_at?.toISOString() ?? null,
 });
 
-export const userData = (row: UserRow): z.infer<typeof userDataSchema> => ({
+export const userData = (row: Omit<UserRow, 'organization_id'>): z.infer<typeof userDataSchema> => ({
   id: row.user_id,
   email: row.email,
   firstName: row.first_name,
@@ -59,7 +62,9 @@ export const userData = (row: UserRow): z.infer<typeof userDataSchema> => ({
   createdAt: row.created_at.toISOString(),
 });
 
-export const organizationData = (row: OrganizationRow): z.infer<typeof organizationSchema> => ({
+export const organizationData = (
+  row: Omit<OrganizationRow, 'created_at'>,
+): z.infer<typeof organizationSchema> => ({
   id: row.organization_id,
   name: row.name,
   balance: row.credit_balance,
@@ -87,20 +92,4 @@ export async function readOrganizationKeys(pool: Pool, organizationId: string): 
     [organizationId],
   );
   return rows;
-}
-
-export async function readUser(pool: Pool, userId: string): Promise<UserRow | undefined> {
-  const { rows } = await pool.query<UserRow>(`SELECT * FROM ${USERS} WHERE user_id = $1`, [userId]);
-  return rows[0];
-}
-
-export async function readOrganization(
-  pool: Pool,
-  organizationId: string,
-): Promise<OrganizationRow | undefined> {
-  const { rows } = await pool.query<OrganizationRow>(
-    `SELECT organization_id, name, credit_balance, created_at FROM ${ORGANIZATIONS} WHERE organization_id = $1`,
-    [organizationId],
-  );
-  return rows[0];
 }

@@ -1,7 +1,5 @@
-import { TABLES } from '../../../projections/tables/tables.ts';
 import type { Principal } from '../../auth/scopes.ts';
 import { loadState } from '../../command.ts';
-import type { Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { EventStore } from '../../event-store/port.ts';
 import { isColumnId, isTableId } from './ids.ts';
@@ -35,12 +33,18 @@ export function memberColumn(table: TableState, columnId: string): TableColumn {
   return column;
 }
 
-/** The same checks for a query, against the read model. */
-export async function checkTableForRead(pool: Pool, tableId: string, principal: Principal): Promise<void> {
-  if (!isTableId(tableId)) throw tableNotFound(tableId);
-  const { rows } = await pool.query(`SELECT organization_id FROM ${TABLES} WHERE id = $1`, [tableId]);
-  if (rows.length === 0) throw tableNotFound(tableId);
-  if (rows[0].organization_id !== principal.organizationId) throw otherOrganization();
+/**
+ * The same checks for a query, on the table's read-model row (undefined: no such table), which the
+ * query reads together with what it answers.
+ */
+export function readableTable<Row extends { organization_id: string }>(
+  row: Row | undefined,
+  tableId: string,
+  principal: Principal,
+): Row {
+  if (!row) throw tableNotFound(tableId);
+  if (row.organization_id !== principal.organizationId) throw otherOrganization();
+  return row;
 }
 
 /** Owning organization of each named table (undefined: no such table), for destinationTableId checks. */

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { IdempotencyConflictError } from '../../../src/event-store/errors.ts';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
 import { eventStoreContract } from '../../support/event-store-contract.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
@@ -47,3 +49,48 @@ refused('fails alone: the other parts of the batch land', async ({ store }) => {
 });
 
 refused.run();
+
+const reused = suite<{ db: TestDatabase; store: PostgresEventStore }>(
+  'PostgreSQL append: event ids used before, but not as this batch',
+);
+reused.before(async (ctx) => {
+  ctx.db = await freshDatabase();
+  ctx.store = new PostgresEventStore(ctx.db.pool, testRegistry);
+});
+reused.after(async (ctx) => {
+  await ctx.store.close();
+  await ctx.db.drop();
+});
+
+/** The error an append is refused with (undefined when it was not refused). */
+const refusal = (append: Promise<unknown>) =>
+  append.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+const tested = (n: number, id: string) => ({ id, type: 'ContractTested', data: { n } });
+
+reused('an id appended to another stream: the error names that event id', async ({ store }) => {
+  const id = randomUUID();
+  await store.append('reused-first', [tested(1, id)]);
+  const error = await refusal(store.append('reused-second', [tested(1, id)]));
+  assert.instance(error, IdempotencyConflictError);
+  if (!(error instanceof IdempotencyConflictError)) return;
+  assert.is(error.stream, 'reused-second');
+  assert.equal(error.eventIds, [id]);
+  assert.match(error.message, id);
+  assert.is((await store.readStream('reused-second')).length, 0);
+});
+
+reused('part of a batch appended before: the error names the ids already there', async ({ store }) => {
+  const [old, fresh] = [randomUUID(), randomUUID()];
+  await store.append('reused-part', [tested(1, old)]);
+  const error = await refusal(store.append('reused-part', [tested(1, old), tested(2, fresh)]));
+  assert.instance(error, IdempotencyConflictError);
+  if (!(error instanceof IdempotencyConflictError)) return;
+  assert.equal(error.eventIds, [old]);
+  assert.is((await store.readStream('reused-part')).length, 1);
+});
+
+reused.run();

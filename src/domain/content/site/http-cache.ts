@@ -4,8 +4,11 @@ import { CONTENT_SECURITY_POLICY } from './layout.ts';
 
 export const PUBLIC_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600';
 
-/** A strong validator from anything that determines the bytes of the answer. */
-export function etagOf(...parts: string[]): string {
+/**
+ * A strong validator from anything that determines the bytes of the answer, as a digest. (A column's
+ * ETag is its revision instead: src/domain/columns/etag.ts.)
+ */
+export function digestEtag(...parts: string[]): string {
   const hash = createHash('sha1');
   for (const part of parts) hash.update(part).update('\u0000');
   return `"${hash.digest('base64url')}"`;
