@@ -11,6 +11,7 @@ import type { SyncContext } from '../../src/domain/content/sync-item.ts';
 import { runNamedSync } from '../../src/domain/content/sync-named.ts';
 import { probeResponseSchema, SyncReport, syncResponseSchema } from '../../src/domain/content/sync-report.ts';
 import { parseNamedSync } from '../../src/domain/content/sync-request.ts';
+import { SLUG_SHAPES } from '../../src/domain/content/sync-shapes.ts';
 import { AppError } from '../../src/errors.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 
@@ -106,9 +107,9 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
             ...syncSchema,
             summary: 'Named sync of the slugs in a JSON body; an empty body acts as GET',
             description:
-              'Body: {"items":[{"slug":"...","kind":"blog"}]} or a publish_article notification ' +
-              '(slug, slugs[], items[].slug, article.slug, articles[].slug, post.slug, post.current.slug, entry.slug, ' +
-              'at the top level or under data).',
+              'Body: {"items":[{"slug":"...","kind":"blog"}]} or a publish notification naming slugs in ' +
+              `${SLUG_SHAPES.map((shape) => shape.path).join(', ')} (at the top level, under data or under ` +
+              'payload). Kinds other than blog and CONTENT_KINDS are per-item errors.',
           },
         },
         handler,
@@ -126,7 +127,7 @@ async function handleSync(
 ) {
   const body = request.body;
   if (request.method === 'POST' && body !== undefined) {
-    const named = parseNamedSync(body);
+    const named = parseNamedSync(body, deps.config.CONTENT_KINDS);
     const ctx = syncContext(deps, requireClient(client), request, 'named');
     await runNamedSync(ctx, named);
     await waitForRows(deps, request, ctx.report, NAMED_WAIT_MS);
