@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -14,20 +13,16 @@ import { parseNamedSync } from '../../src/domain/content/sync-request.ts';
 import { SLUG_SHAPES } from '../../src/domain/content/sync-shapes.ts';
 import { AppError } from '../../src/errors.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
+import { cronBearerCheck, rateLimited } from './cron-bearer.ts';
 
 const MAX_BODY_BYTES = 1024 * 1024;
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 /** How long a response waits for site_content to show what it stored. */
 const NAMED_WAIT_MS = 10_000;
 const FULL_WAIT_MS = 120_000;
 
-/** Timing-safe: both sides are hashed first, so neither the length nor a prefix of the secret leaks. */
-export function isCronAuthorized(header: string | undefined, secret: string | undefined): boolean {
-  const token = header === undefined ? undefined : BEARER.exec(header)?.[1];
-  if (!secret || !token) return false;
-  const digest = (value: string) => createHash('sha256').update(value).digest();
-  return timingSafeEqual(digest(token), digest(secret));
-}
+/** A full sync asked for with a bearer: the bearer check, not the public limit, answers for it. */
+const isBearerAttempt = (request: FastifyRequest) =>
+  request.body === undefined && request.headers.authorization !== undefined;
 
 export interface SyncRouteOptions {
   /** Tests hand in a client with short timeouts; the service builds one from its configuration. */
@@ -74,9 +69,10 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
         },
       );
       if (!scope.hasDecorator('rateLimit')) await scope.register(rateLimit, { global: false });
+      const checkBearer = cronBearerCheck(scope, deps.config.CRON_SECRET);
       const api = scope.withTypeProvider<ZodTypeProvider>();
       const handler = (request: FastifyRequest, reply: FastifyReply) =>
-        handleSync(deps, client, options, request, reply);
+        handleSync(deps, client, options, checkBearer, request, reply);
       api.get(
         path,
         {
@@ -94,13 +90,13 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
             rateLimit: {
               max: deps.config.SYNC_RATE_LIMIT,
               timeWindow: 60_000,
-              // The scheduler's full sync is not a public caller.
-              allowList: (request) =>
-                isCronAuthorized(request.headers.authorization, deps.config.CRON_SECRET),
-              errorResponseBuilder: (_request, context) =>
-                new AppError('rate_limited', `Too many sync requests; retry in ${context.after}.`, {
-                  headers: { 'Retry-After': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
-                }),
+              // Once the body is read: only then is it known whether a bearer is asked for at all.
+              hook: 'preHandler',
+              // A full sync asked for with a bearer (right or wrong) is the bearer check's to limit.
+              // Exempting the right bearer only would let anyone over this limit tell a right guess (200)
+              // from a wrong one (429) without a single failure being counted.
+              allowList: isBearerAttempt,
+              errorResponseBuilder: (_request, context) => rateLimited('sync requests', context.ttl),
             },
           },
           schema: {
@@ -122,6 +118,7 @@ async function handleSync(
   deps: AppDeps,
   client: ContentApiClient | undefined,
   options: SyncRouteOptions,
+  checkBearer: (request: FastifyRequest) => Promise<void>,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
@@ -133,13 +130,8 @@ async function handleSync(
     await waitForRows(deps, request, ctx.report, NAMED_WAIT_MS);
     return reply.send(ctx.report.toResponse());
   }
-  const authorization = request.headers.authorization;
-  if (authorization === undefined) return reply.send({ ok: true as const });
-  if (!isCronAuthorized(authorization, deps.config.CRON_SECRET)) {
-    throw new AppError('unauthorized', 'The bearer token is not the cron secret.', {
-      headers: { 'WWW-Authenticate': 'Bearer realm="sync"' },
-    });
-  }
+  if (request.headers.authorization === undefined) return reply.send({ ok: true as const });
+  await checkBearer(request);
   const ctx = syncContext(deps, requireClient(client), request, 'full');
   const outcome = await withFullSyncLock(deps.pool, async () => {
     const result = await runFullSync(ctx, 'blog', { maxPages: options.maxPages });

@@ -18,6 +18,7 @@ import type { Projections } from '../projection/projections.ts';
 import { installAccessControl } from './access-hook.ts';
 import { registerHealthRoutes } from './health.ts';
 import { errorHandler, problemOf, sendProblem } from './problem.ts';
+import { isTrustedPeer } from './trusted-peer.ts';
 
 /** Everything a route may depend on; tests build it with their own pieces. */
 export interface AppDeps {
@@ -56,7 +57,9 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
       requestIdHeader: false,
       genReqId: (req) => {
         const given = req.headers['x-request-id'];
-        return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        // It becomes the correlationId of the events the request appends: only a trusted proxy names it.
+        const trusted = isTrustedPeer(deps.config.TRUST_PROXY, req.socket.remoteAddress);
+        return trusted && typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
       },
     }),
   );

@@ -13,12 +13,13 @@ test.before(async (context) => {
 test.after(async ({ ctx }) => ctx.close());
 test.before.each(({ ctx }) => ctx.fake.reset());
 
-const post = (ctx: ContentApp, body: unknown, headers: Record<string, string> = {}) =>
+const post = (ctx: ContentApp, body: unknown, headers: Record<string, string> = {}, remoteAddress?: string) =>
   ctx.app.inject({
     method: 'POST',
     url: ctx.syncPath,
     headers: { 'content-type': 'application/json', ...headers },
     payload: typeof body === 'string' ? body : JSON.stringify(body),
+    ...(remoteAddress ? { remoteAddress } : {}),
   });
 
 test('GET and empty POSTs without Authorization are a probe: ok, nothing synced', async ({ ctx }) => {
@@ -37,6 +38,8 @@ test('GET and empty POSTs without Authorization are a probe: ok, nothing synced'
 });
 
 test('a wrong or malformed bearer is a 401 problem and syncs nothing', async ({ ctx }) => {
+  // From an address of its own: these failures count against it (content-sync-abuse.test.ts).
+  const remoteAddress = '10.9.9.9';
   for (const authorization of [
     'Bearer nope',
     'Basic dGVzdA==',
@@ -44,11 +47,16 @@ test('a wrong or malformed bearer is a 401 problem and syncs nothing', async ({ 
     '',
     `Bearer ${cronHeaders.authorization}x`,
   ]) {
-    const res = await ctx.app.inject({ method: 'GET', url: ctx.syncPath, headers: { authorization } });
+    const res = await ctx.app.inject({
+      method: 'GET',
+      url: ctx.syncPath,
+      headers: { authorization },
+      remoteAddress,
+    });
     assert.is(res.statusCode, 401, authorization);
     assert.match(res.headers['content-type'] as string, 'application/problem+json');
     assert.is(res.json().code, 'unauthorized');
-    const empty = await post(ctx, '', { authorization });
+    const empty = await post(ctx, '', { authorization }, remoteAddress);
     assert.is(empty.statusCode, 401);
   }
   assert.is(ctx.fake.requests.length, 0);

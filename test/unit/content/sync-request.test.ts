@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isCronAuthorized } from '../../../commands/content/sync-articles.ts';
+import { isCronAuthorized } from '../../../commands/content/cron-bearer.ts';
 import type { ArticleContent } from '../../../src/content-api/article.ts';
 import { articleStream, contentHash, syncArticle } from '../../../src/domain/content/article.ts';
 import { parseNamedSync } from '../../../src/domain/content/sync-request.ts';
