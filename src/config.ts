@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_KIND, KIND_PATTERN } from './content-api/article.ts';
 
 const optionalString = z
   .string()
@@ -30,6 +31,18 @@ export const configSchema = z.object({
     .string()
     .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, 'expected a lower-case path segment such as "content"')
     .default('content'),
+  /**
+   * The kinds of content the sync endpoint accepts besides `blog` (which it always serves): anything
+   * else a caller names is refused, so that nobody can store copies of an article under invented kinds.
+   */
+  CONTENT_KINDS: z
+    .string()
+    .default(DEFAULT_KIND)
+    .transform((v) => [...new Set([DEFAULT_KIND, ...v.split(',').map((k) => k.trim())])].filter(Boolean))
+    .refine((kinds) => kinds.every((k) => KIND_PATTERN.test(k)), {
+      error:
+        'expected a comma-separated list of kinds, each 1-32 of a-z, 0-9, "-" or "_", starting with a letter',
+    }),
   CRON_SECRET: optionalString,
   /** Per request to the content API; each of up to three attempts gets this long. */
   CONTENT_API_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),

@@ -11,19 +11,19 @@ import type { SyncContext } from '../../src/domain/content/sync-item.ts';
 import { runNamedSync } from '../../src/domain/content/sync-named.ts';
 import { probeResponseSchema, SyncReport, syncResponseSchema } from '../../src/domain/content/sync-report.ts';
 import { parseNamedSync } from '../../src/domain/content/sync-request.ts';
+import { SLUG_SHAPES } from '../../src/domain/content/sync-shapes.ts';
 import { AppError } from '../../src/errors.ts';
 import { bearerToken } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
+import { cronBearerCheck, rateLimited } from './cron-bearer.ts';
 
 /** How long a response waits for site_content to show what it stored. */
 const NAMED_WAIT_MS = 10_000;
 const FULL_WAIT_MS = 120_000;
 
-/** Timing-safe: both sides are hashed first, so neither the length nor a prefix of the secret leaks. */
-export function isCronAuthorized(header: string | undefined, secret: string | undefined): boolean {
-  const token = bearerToken(header);
-  return !!secret && token !== undefined && secretMatches(token, hashSecret(secret));
-}
+/** A full sync asked for with a bearer: the bearer check, not the public limit, answers for it. */
+const isBearerAttempt = (request: FastifyRequest) =>
+  request.body === undefined && request.headers.authorization !== undefined;
 
 export interface SyncRouteOptions {
   /** Tests hand in a client with short timeouts; the service builds one from its configuration. */
@@ -67,9 +67,10 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
         }
       });
       if (!scope.hasDecorator('rateLimit')) await scope.register(rateLimit, { global: false });
+      const checkBearer = cronBearerCheck(scope, deps.config.CRON_SECRET);
       const api = scope.withTypeProvider<ZodTypeProvider>();
       const handler = (request: FastifyRequest, reply: FastifyReply) =>
-        handleSync(deps, client, options, request, reply);
+        handleSync(deps, client, options, checkBearer, request, reply);
       api.get(
         path,
         {
@@ -86,22 +87,22 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
             rateLimit: {
               max: deps.config.SYNC_RATE_LIMIT,
               timeWindow: 60_000,
-              // The scheduler's full sync is not a public caller.
-              allowList: (request) =>
-                isCronAuthorized(request.headers.authorization, deps.config.CRON_SECRET),
-              errorResponseBuilder: (_request, context) =>
-                new AppError('rate_limited', `Too many sync requests; retry in ${context.after}.`, {
-                  headers: { 'Retry-After': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
-                }),
+              // Once the body is read: only then is it known whether a bearer is asked for at all.
+              hook: 'preHandler',
+              // A full sync asked for with a bearer (right or wrong) is the bearer check's to limit.
+              // Exempting the right bearer only would let anyone over this limit tell a right guess (200)
+              // from a wrong one (429) without a single failure being counted.
+              allowList: isBearerAttempt,
+              errorResponseBuilder: (_request, context) => rateLimited('sync requests', context.ttl),
             },
           },
           schema: {
             ...syncSchema,
             summary: 'Named sync of the slugs in a JSON body; an empty body acts as GET',
             description:
-              'Body: {"items":[{"slug":"...","kind":"blog"}]} or a publish_article notification ' +
-              '(slug, slugs[], items[].slug, article.slug, articles[].slug, post.slug, post.current.slug, entry.slug, ' +
-              'at the top level or under data).',
+              'Body: {"items":[{"slug":"...","kind":"blog"}]} or a publish notification naming slugs in ' +
+              `${SLUG_SHAPES.map((shape) => shape.path).join(', ')} (at the top level, under data or under ` +
+              'payload). Kinds other than blog and CONTENT_KINDS are per-item errors.',
           },
         },
         handler,
@@ -114,24 +115,20 @@ async function handleSync(
   deps: AppDeps,
   client: ContentApiClient | undefined,
   options: SyncRouteOptions,
+  checkBearer: (request: FastifyRequest) => Promise<void>,
   request: FastifyRequest,
   reply: FastifyReply,
 ) {
   const body = request.body;
   if (request.method === 'POST' && body !== undefined) {
-    const named = parseNamedSync(body);
+    const named = parseNamedSync(body, deps.config.CONTENT_KINDS);
     const ctx = syncContext(deps, requireClient(client), request, 'named');
     await runNamedSync(ctx, named);
     await waitForRows(deps, request, ctx.report, NAMED_WAIT_MS);
     return reply.send(ctx.report.toResponse());
   }
-  const authorization = request.headers.authorization;
-  if (authorization === undefined) return reply.send({ ok: true as const });
-  if (!isCronAuthorized(authorization, deps.config.CRON_SECRET)) {
-    throw new AppError('unauthorized', 'The bearer token is not the cron secret.', {
-      headers: { 'WWW-Authenticate': 'Bearer realm="sync"' },
-    });
-  }
+  if (request.headers.authorization === undefined) return reply.send({ ok: true as const });
+  await checkBearer(request);
   const ctx = syncContext(deps, requireClient(client), request, 'full');
   const outcome = await withFullSyncLock(deps.pool, async () => {
     const result = await runFullSync(ctx, 'blog', { maxPages: options.maxPages });

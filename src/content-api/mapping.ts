@@ -38,7 +38,7 @@ const MAX_TOC_ENTRIES = 500;
 const MAX_TOC_DEPTH = 6;
 const MAX_IMAGES = 50;
 
-function at(obj: Obj, path: readonly string[]): unknown {
+export function at(obj: Obj, path: readonly string[]): unknown {
   let value: unknown = obj;
   for (const key of path) {
     if (!isObject(value)) return undefined;

@@ -21,6 +21,7 @@ import { edgeOptions } from './edge.ts';
 import { registerHealthRoutes } from './health.ts';
 import { installInputGuard } from './input-guard.ts';
 import { errorHandler, problemOf, sendProblem } from './problem.ts';
+import { isTrustedPeer } from './trusted-peer.ts';
 
 /** Everything a route may depend on; tests build it with their own pieces. */
 export interface AppDeps {
@@ -60,7 +61,9 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
       requestIdHeader: false,
       genReqId: (req) => {
         const given = req.headers['x-request-id'];
-        return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        // It becomes the correlationId of the events the request appends: only a trusted proxy names it.
+        const trusted = isTrustedPeer(deps.config.TRUST_PROXY, req.socket.remoteAddress);
+        return trusted && typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
       },
     }),
   );

@@ -1,3 +1,4 @@
+import * as assert from 'uvu/assert';
 import { syncRoutes } from '../../commands/content/sync-articles.ts';
 import { siteContentProjection } from '../../projections/content/site-content.ts';
 import { blogIndexRoutes } from '../../queries/content/blog-index.ts';
@@ -77,3 +78,15 @@ export async function startContentApp(
 }
 
 export const cronHeaders = { authorization: `Bearer ${TEST_CRON_SECRET}` };
+
+/** A 429 of the sync endpoint: a rate_limited problem telling when to retry. */
+export function assertRateLimited(res: {
+  statusCode: number;
+  headers: Record<string, unknown>;
+  json(): { code?: string };
+}) {
+  assert.is(res.statusCode, 429);
+  assert.match(String(res.headers['content-type']), 'application/problem+json');
+  assert.is(res.json().code, 'rate_limited');
+  assert.ok(Number(res.headers['retry-after']) > 0, 'Retry-After in seconds');
+}

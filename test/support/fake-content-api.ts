@@ -123,6 +123,13 @@ export class FakeContentApi {
     );
   }
 
+  /** The article paths asked for, sorted: which slugs a sync fetched, whatever the order. */
+  detailPaths(): string[] {
+    return this.detailRequests()
+      .map((r) => r.path)
+      .sort();
+  }
+
   listRequests(): RecordedRequest[] {
     return this.requests.filter((r) => r.path === '/posts');
   }

@@ -7,7 +7,6 @@ import { runFullSync, withFullSyncLock } from '../../domain/content/sync-full.ts
 import type { SyncContext } from '../../domain/content/sync-item.ts';
 import { type SyncError, SyncReport } from '../../domain/content/sync-report.ts';
 import { AppError } from '../../errors.ts';
-import type { Position } from '../../event-store/port.ts';
 import { loggerOptions } from '../../logger.ts';
 import { advisoryLockHeld, lockKeys } from '../../projection/locks.ts';
 import { CliError } from '../errors.ts';
@@ -26,8 +25,8 @@ class ProgressReport extends SyncReport {
     super();
   }
 
-  override stored(order: number, slug: string, updatedAt: string, position?: Position): void {
-    super.stored(order, slug, updatedAt, position);
+  override stored(...args: Parameters<SyncReport['stored']>): void {
+    super.stored(...args);
     this.progress.update(++this.done);
   }
 

@@ -51,7 +51,7 @@ export async function syncItem(ctx: SyncContext, order: number, target: SyncTarg
       metadata: ctx.metadata,
       now: ctx.clock(),
     });
-    ctx.report.stored(order, slug, stored.updatedAt, stored.position);
+    ctx.report.stored(order, slug, stored.updatedAt, stored.position, kind);
     if (stored.changed) ctx.report.changed.push({ kind, slug });
   } catch (error) {
     // The database's own message may name hosts or users: log it, answer with a plain one.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_KIND } from '../../content-api/article.ts';
 import { comparePositions, type Position } from '../../event-store/port.ts';
 import { type SyncSource, syncMetrics } from '../../metrics-registry.ts';
 
@@ -12,10 +13,12 @@ export const syncErrorSchema = z.object({
 });
 export type SyncError = z.infer<typeof syncErrorSchema>;
 
-/** The sync response of contract section 2.2. */
+/** The sync response of contract section 2.2; `kind` added to its items, since a row is (kind, slug). */
 export const syncResponseSchema = z.object({
   synced: z.number().int(),
-  items: z.array(z.object({ slug: z.string(), updated_at: z.string().describe('ISO 8601, UTC') })),
+  items: z.array(
+    z.object({ slug: z.string(), kind: z.string(), updated_at: z.string().describe('ISO 8601, UTC') }),
+  ),
   errors: z.array(syncErrorSchema),
 });
 export type SyncResponse = z.infer<typeof syncResponseSchema>;
@@ -27,7 +30,7 @@ export const probeResponseSchema = z.object({ ok: z.literal(true) });
  * the items were named (or listed).
  */
 export class SyncReport {
-  private readonly items: { order: number; slug: string; updatedAt: string }[] = [];
+  private readonly items: { order: number; slug: string; kind: string; updatedAt: string }[] = [];
   private readonly errors: { order: number; error: SyncError }[] = [];
   /** The furthest position appended: the response waits until site_content has passed it. */
   lastPosition?: Position;
@@ -37,8 +40,8 @@ export class SyncReport {
   /** `source`: count the items into /metrics under it (src/metrics-registry.ts); none, count nothing. */
   constructor(private readonly source?: SyncSource) {}
 
-  stored(order: number, slug: string, updatedAt: string, position?: Position): void {
-    this.items.push({ order, slug, updatedAt });
+  stored(order: number, slug: string, updatedAt: string, position?: Position, kind = DEFAULT_KIND): void {
+    this.items.push({ order, slug, kind, updatedAt });
     if (this.source) syncMetrics.itemStored(this.source);
     if (position && (!this.lastPosition || comparePositions(position, this.lastPosition) > 0)) {
       this.lastPosition = position;
@@ -58,7 +61,7 @@ export class SyncReport {
   toResponse(): SyncResponse {
     const items = [...this.items]
       .sort((a, b) => a.order - b.order)
-      .map((i) => ({ slug: i.slug, updated_at: new Date(i.updatedAt).toISOString() }));
+      .map((i) => ({ slug: i.slug, kind: i.kind, updated_at: new Date(i.updatedAt).toISOString() }));
     const errors = [...this.errors].sort((a, b) => a.order - b.order).map((e) => e.error);
     return { synced: items.length, items, errors };
   }

@@ -3,45 +3,9 @@ import { isObject } from '../../content-api/mapping.ts';
 import { AppError } from '../../errors.ts';
 import type { SyncTarget } from './sync-item.ts';
 import type { SyncError } from './sync-report.ts';
+import { containersOf, namedIn } from './sync-shapes.ts';
 
 export const MAX_SLUGS_PER_REQUEST = 100;
-
-type Obj = Record<string, unknown>;
-
-/** A slug as named in the body, before it is checked: any JSON value found where a slug belongs. */
-interface Named {
-  slug: unknown;
-  kind: unknown;
-}
-
-const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
-const slugOf = (value: unknown): unknown => (isObject(value) ? value.slug : undefined);
-
-/**
- * Every place a slug is found in the bodies the service accepts: `{ items: [{ slug, kind }] }` and the
- * shapes of the provider's publish_article notification (`slug`, `slugs[]`, `article.slug`,
- * `articles[].slug`, `post.slug`, `post.current.slug`, `entry.slug`), at the top level or under `data`.
- */
-function namedIn(obj: Obj): Named[] {
-  const found: Named[] = [];
-  const add = (slug: unknown, kind: unknown = undefined) => {
-    // Some CMSs nest the slug as { current: "..." }.
-    const value = isObject(slug) && typeof slug.current === 'string' ? slug.current : slug;
-    if (value !== undefined && value !== null) found.push({ slug: value, kind });
-  };
-  add(obj.slug, obj.kind);
-  for (const slug of asArray(obj.slugs)) add(slug);
-  for (const item of asArray(obj.items))
-    add(isObject(item) ? item.slug : item, isObject(item) ? item.kind : undefined);
-  add(slugOf(obj.article));
-  for (const article of asArray(obj.articles)) add(slugOf(article));
-  if (isObject(obj.post)) {
-    add(obj.post.slug);
-    add(slugOf(obj.post.current));
-  }
-  add(slugOf(obj.entry));
-  return found;
-}
 
 export interface NamedSyncRequest {
   targets: SyncTarget[];
@@ -50,10 +14,12 @@ export interface NamedSyncRequest {
 }
 
 /**
- * The slugs a named sync must fetch. Whatever HTML the notification carries is ignored: content is
- * always refetched. A body that names no slug at all is a 400, never a silent probe.
+ * The slugs a named sync must fetch, in any of the shapes of sync-shapes.ts. Whatever HTML the
+ * notification carries is ignored: content is always refetched. A body that names no slug at all is a
+ * 400, never a silent probe. A kind that is not one of `servedKinds` is an error entry: nothing is
+ * fetched or stored for it.
  */
-export function parseNamedSync(body: unknown): NamedSyncRequest {
+export function parseNamedSync(body: unknown, servedKinds: readonly string[]): NamedSyncRequest {
   const root: unknown = Array.isArray(body) ? { items: body } : body;
   if (!isObject(root)) {
     throw new AppError(
@@ -61,7 +27,7 @@ export function parseNamedSync(body: unknown): NamedSyncRequest {
       'The body must be a JSON object naming slugs, e.g. {"items":[{"slug":"..."}]}.',
     );
   }
-  const named = [...namedIn(root), ...(isObject(root.data) ? namedIn(root.data) : [])];
+  const named = containersOf(root).flatMap((part) => namedIn(part, servedKinds));
   if (named.length === 0) {
     throw new AppError(
       'bad_request',
@@ -90,6 +56,13 @@ export function parseNamedSync(body: unknown): NamedSyncRequest {
         kind: kind.slice(0, 32),
         code: 'invalid_kind',
         message: 'A kind is 1-32 lower-case letters, digits, "-" or "_", starting with a letter.',
+      });
+    } else if (!servedKinds.includes(kind)) {
+      rejected.push({
+        slug,
+        kind,
+        code: 'unknown_kind',
+        message: `The kind "${kind}" is not served here; served kinds: ${servedKinds.join(', ')}.`,
       });
     } else {
       targets.push({ kind, slug });

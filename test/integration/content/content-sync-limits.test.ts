@@ -5,7 +5,7 @@ import { syncRoutes } from '../../../commands/content/sync-articles.ts';
 import { siteContentProjection } from '../../../projections/content/site-content.ts';
 import type { RouteModule } from '../../../src/http/app.ts';
 import { startTestApp } from '../../support/app.ts';
-import { cronHeaders, startContentApp } from '../../support/content-app.ts';
+import { assertRateLimited, cronHeaders, startContentApp } from '../../support/content-app.ts';
 import { sampleArticles } from '../../support/content-samples.ts';
 
 const test = suite('content sync: rate limit, configuration, body parsing');
@@ -15,11 +15,7 @@ test('public POSTs are rate limited per client: 429 rate_limited with Retry-Afte
   try {
     const probe = () => ctx.app.inject({ method: 'POST', url: ctx.syncPath, remoteAddress: '10.0.0.1' });
     for (let i = 0; i < 3; i++) assert.is((await probe()).statusCode, 200);
-    const limited = await probe();
-    assert.is(limited.statusCode, 429);
-    assert.match(limited.headers['content-type'] as string, 'application/problem+json');
-    assert.is(limited.json().code, 'rate_limited');
-    assert.ok(Number(limited.headers['retry-after']) > 0, 'Retry-After in seconds');
+    assertRateLimited(await probe());
     const named = await ctx.app.inject({
       method: 'POST',
       url: ctx.syncPath,

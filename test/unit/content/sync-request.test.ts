@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { isCronAuthorized } from '../../../commands/content/sync-articles.ts';
+import { isCronAuthorized } from '../../../commands/content/cron-bearer.ts';
 import type { ArticleContent } from '../../../src/content-api/article.ts';
 import { articleStream, contentHash, syncArticle } from '../../../src/domain/content/article.ts';
 import { parseNamedSync } from '../../../src/domain/content/sync-request.ts';
@@ -9,7 +9,8 @@ import { AppError } from '../../../src/errors.ts';
 
 const test = suite('sync request and article decider');
 
-const slugs = (body: unknown) => parseNamedSync(body).targets.map((t) => `${t.kind}/${t.slug}`);
+const SERVED = ['blog', 'news'];
+const slugs = (body: unknown) => parseNamedSync(body, SERVED).targets.map((t) => `${t.kind}/${t.slug}`);
 
 test('{ items: [{ slug, kind }] }, kind defaulting to blog', () => {
   assert.equal(slugs({ items: [{ slug: 'a', kind: 'blog' }, { slug: 'b' }, { slug: 'c', kind: 'news' }] }), [
@@ -42,10 +43,13 @@ test('publish notifications: every common place of a slug, top level and under d
 });
 
 test('trimmed and deduplicated; a bad slug or kind is an error entry, the others stay', () => {
-  const { targets, rejected } = parseNamedSync({
-    slugs: [' a ', 'a', 'b c', '', 'x'.repeat(201), 'ok_1-2'],
-    items: [{ slug: 'a', kind: 'Blog!' }],
-  });
+  const { targets, rejected } = parseNamedSync(
+    {
+      slugs: [' a ', 'a', 'b c', '', 'x'.repeat(201), 'ok_1-2'],
+      items: [{ slug: 'a', kind: 'Blog!' }],
+    },
+    SERVED,
+  );
   assert.equal(
     targets.map((t) => t.slug),
     ['a', 'ok_1-2'],
@@ -60,17 +64,17 @@ test('trimmed and deduplicated; a bad slug or kind is an error entry, the others
 test('no slug at all, a non-object body, or more than 100 slugs: a 400', () => {
   for (const body of [{}, { items: [] }, { data: { html: '<p>' } }, 'a', 3, null]) {
     assert.throws(
-      () => parseNamedSync(body),
+      () => parseNamedSync(body, SERVED),
       (e: unknown) => e instanceof AppError && e.status === 400,
       JSON.stringify(body),
     );
   }
   const names = Array.from({ length: 101 }, (_, i) => `s${i}`);
   assert.throws(
-    () => parseNamedSync({ slugs: names }),
+    () => parseNamedSync({ slugs: names }, SERVED),
     (e: unknown) => e instanceof AppError && /100/.test(e.detail),
   );
-  assert.is(parseNamedSync({ slugs: names.slice(1) }).targets.length, 100);
+  assert.is(parseNamedSync({ slugs: names.slice(1) }, SERVED).targets.length, 100);
 });
 
 test('the cron bearer: exact secret only, never when none is configured', () => {

@@ -69,6 +69,17 @@ test('good values are parsed into their types', () => {
   assert.is(config.KEEP_ALIVE_TIMEOUT_MS, 65_000);
 });
 
+test('CONTENT_KINDS: blog by default, always served; a list is trimmed and deduplicated', () => {
+  assert.equal(loadConfig({}).CONTENT_KINDS, ['blog']);
+  assert.equal(loadConfig({ CONTENT_KINDS: '' }).CONTENT_KINDS, ['blog']);
+  assert.equal(loadConfig({ CONTENT_KINDS: ' news , guides,news,' }).CONTENT_KINDS, [
+    'blog',
+    'news',
+    'guides',
+  ]);
+  assert.equal(loadConfig({ CONTENT_KINDS: 'news,blog' }).CONTENT_KINDS, ['blog', 'news']);
+});
+
 // [variable, bad value, what the message must say the expected form is]
 const badValues: [string, string, RegExp][] = [
   ['PORT', 'abc', /expected number/],
@@ -82,6 +93,8 @@ const badValues: [string, string, RegExp][] = [
   ['CONTENT_API_URL', 'content.example', /expected an http\(s\) URL/],
   ['SITE_URL', 'ftp://site.example', /expected an http\(s\) URL/],
   ['CONTENT_PROVIDER', 'My CMS', /lower-case path segment/],
+  ['CONTENT_KINDS', 'news,Blog Posts', /comma-separated list of kinds/],
+  ['CONTENT_KINDS', 'news,../etc', /comma-separated list of kinds/],
   ['BOOTSTRAP_RATE_LIMIT', '-1', />0/],
   ['SYNC_RATE_LIMIT', 'many', /expected number/],
   ['SHUTDOWN_TIMEOUT_MS', '0', />0/],
