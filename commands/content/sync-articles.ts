@@ -3,7 +3,6 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { siteContentProjection } from '../../projections/content/site-content.ts';
-import { hashSecret, secretMatches } from '../../src/auth/keys.ts';
 import { type ContentApiClient, contentApiFromConfig } from '../../src/content-api/client.ts';
 import { pageCacheFor, pageKey } from '../../src/domain/content/site/page-cache.ts';
 import { runFullSync, withFullSyncLock } from '../../src/domain/content/sync-full.ts';
@@ -13,7 +12,6 @@ import { probeResponseSchema, SyncReport, syncResponseSchema } from '../../src/d
 import { parseNamedSync } from '../../src/domain/content/sync-request.ts';
 import { SLUG_SHAPES } from '../../src/domain/content/sync-shapes.ts';
 import { AppError } from '../../src/errors.ts';
-import { bearerToken } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { cronBearerCheck, rateLimited } from './cron-bearer.ts';
 
