@@ -2,10 +2,10 @@ import type { DomainEvent, StreamDefinition } from '../stream.ts';
 import type { ApplyContext, Projection, RecordedOf } from './types.ts';
 
 /**
- * The read model's one table: one row per stream, keyed by the stream's id. A row travels between
- * PostgreSQL and the fold as JSON (read with `to_json`, written with `json_to_recordset`), so `Row` is
- * its JSON shape and a value comes back exactly as it went: a timestamp as an ISO string with all its
- * digits, a double with all of its, a jsonb column as its object.
+ * The read model's one table: one row per stream, keyed by the stream's id. `Row` is the row's JSON
+ * shape: it is written with `json_to_recordset` and read back in that same shape, so a value folded
+ * again comes back exactly as it went (a timestamp as an ISO string with all its digits, a double with
+ * all of its, a jsonb column as its object).
  */
 export interface SingleStreamTable<Row extends object> {
   /** Logical name; queries import it from the projection's module. */
@@ -60,6 +60,18 @@ export interface SingleStreamOptions<
   readonly removedBy?: RemovedBy<R, T>;
 }
 
+/** Column types node-pg returns as the value JSON would carry (its parsers: strings, numbers, objects). */
+const JSON_SHAPED = new Set([
+  'text',
+  'jsonb',
+  'json',
+  'boolean',
+  'double precision',
+  'real',
+  'integer',
+  'smallint',
+]);
+
 /** One row as the batch leaves it: `state` undefined once deleted; `stored` if the table held it before. */
 interface Slot<S> {
   state: S | undefined;
@@ -93,6 +105,14 @@ export function singleStreamProjection<
     .filter((name) => name !== table.key)
     .map((name) => `${name} = EXCLUDED.${name}`)
     .join(', ');
+  // A column node-pg already hands back in its JSON shape is read as it is (cheaper); any other through
+  // to_json, so that it comes back exactly as it is written (a timestamp as ISO text, not a Date).
+  const reads = [
+    ...columns.map(([name, type]) =>
+      JSON_SHAPED.has(type.toLowerCase()) ? name : `to_json(${name}) AS ${name}`,
+    ),
+    'revision::text AS revision',
+  ].join(', ');
   const own = new Set<string>(options.handles);
   const removals = new Set<string>(removedBy?.handles ?? []);
 
@@ -141,14 +161,18 @@ export function singleStreamProjection<
     );
     if (ids.length === 0) return;
     const t = physical(table.name);
-    const { rows } = await tx.query<{ revision: string; row: Row }>(
-      `SELECT r.revision::text AS revision, to_json(r) AS row FROM ${t} r
-       WHERE r.${table.key} = ANY($1::${keyType}[]) FOR UPDATE`,
+    const { rows } = await tx.query<Row & { revision: string }>(
+      `SELECT ${reads} FROM ${t} WHERE ${table.key} = ANY($1::${keyType}[]) FOR UPDATE`,
       [[...new Set(ids)]],
     );
     const stored = new Map<string, Slot<S>>();
-    for (const { revision, row } of rows) {
-      const slot = { state: options.fromRow(row), revision: BigInt(revision), stored: true, changed: false };
+    for (const row of rows) {
+      const slot = {
+        state: options.fromRow(row),
+        revision: BigInt(row.revision),
+        stored: true,
+        changed: false,
+      };
       stored.set(String(row[table.key]), slot);
     }
     const upserts: object[] = [];
