@@ -1,4 +1,5 @@
 import type { Scope } from '../../src/auth/scopes.ts';
+import type { ApiKeyEvent } from '../../src/domain/accounts/events.ts';
 import type { Projection } from '../../src/projection/types.ts';
 
 /** Table names of this read model; queries and the authenticator import them from here. */
@@ -27,7 +28,7 @@ export interface ApiKeyRow {
  * scopes and revocation. When a key was last used is kept beside it, in api_key_usage
  * (src/auth/last-used.ts), so that a rebuild of this projection cannot lose it.
  */
-export const apiKeysProjection: Projection = {
+export const apiKeysProjection: Projection<ApiKeyEvent> = {
   name: 'api_keys',
   version: 1,
   handles: ['ApiKeyIssued', 'ApiKeyRevoked'],
@@ -54,8 +55,8 @@ export const apiKeysProjection: Projection = {
   async apply(events, { tx, table }) {
     const keys = table(API_KEYS);
     for (const event of events) {
-      const data = event.data as Record<string, unknown>;
       if (event.type === 'ApiKeyIssued') {
+        const { data } = event;
         await tx.query(
           `INSERT INTO ${keys} (key_id, organization_id, user_id, name, prefix, scopes, secret_hash, created_at)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (key_id) DO NOTHING`,
@@ -71,6 +72,7 @@ export const apiKeysProjection: Projection = {
           ],
         );
       } else if (event.type === 'ApiKeyRevoked') {
+        const { data } = event;
         await tx.query(
           `UPDATE ${keys} SET revoked = true, revoked_at = COALESCE(revoked_at, $2) WHERE key_id = $1`,
           [data.keyId, event.recordedAt],

@@ -1,3 +1,4 @@
+import type { OrganizationEvent } from '../../src/domain/accounts/events.ts';
 import type { Projection } from '../../src/projection/types.ts';
 
 export const ORGANIZATIONS = 'organizations';
@@ -13,7 +14,7 @@ export interface OrganizationRow {
  * Organizations and their credit balance. A balance change is not idempotent by itself, so each row
  * remembers the last stream revision it applied and skips anything at or below it.
  */
-export const organizationsProjection: Projection = {
+export const organizationsProjection: Projection<OrganizationEvent> = {
   name: 'organizations',
   version: 1,
   handles: ['OrganizationCreated', 'CreditsGranted'],
@@ -31,14 +32,15 @@ export const organizationsProjection: Projection = {
   async apply(events, { tx, table }) {
     const organizations = table(ORGANIZATIONS);
     for (const event of events) {
-      const data = event.data as Record<string, unknown>;
       if (event.type === 'OrganizationCreated') {
+        const { data } = event;
         await tx.query(
           `INSERT INTO ${organizations} (organization_id, name, stream_revision, created_at)
            VALUES ($1, $2, $3, $4) ON CONFLICT (organization_id) DO NOTHING`,
           [data.organizationId, data.name, String(event.revision), event.recordedAt],
         );
       } else if (event.type === 'CreditsGranted') {
+        const { data } = event;
         await tx.query(
           `UPDATE ${organizations} SET credit_balance = credit_balance + $2, stream_revision = $3
            WHERE organization_id = $1 AND stream_revision < $3`,

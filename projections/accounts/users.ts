@@ -1,3 +1,4 @@
+import type { UserEvent } from '../../src/domain/accounts/events.ts';
 import type { Projection } from '../../src/projection/types.ts';
 
 export const USERS = 'users';
@@ -12,7 +13,7 @@ export interface UserRow {
 }
 
 /** Users as the API shows them. The password hash stays in the user's stream; no query needs it. */
-export const usersProjection: Projection = {
+export const usersProjection: Projection<UserEvent> = {
   name: 'users',
   version: 1,
   handles: ['UserRegistered'],
@@ -29,12 +30,11 @@ export const usersProjection: Projection = {
     ],
   },
   async apply(events, { tx, table }) {
-    for (const event of events) {
-      const data = event.data as Record<string, unknown>;
+    for (const { data, recordedAt } of events) {
       await tx.query(
         `INSERT INTO ${table(USERS)} (user_id, organization_id, email, first_name, last_name, created_at)
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (user_id) DO NOTHING`,
-        [data.userId, data.organizationId, data.email, data.firstName, data.lastName, event.recordedAt],
+        [data.userId, data.organizationId, data.email, data.firstName, data.lastName, recordedAt],
       );
     }
   },

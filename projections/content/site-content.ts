@@ -1,7 +1,5 @@
-import type { ArticleSyncedData } from '../../src/domain/content/article.ts';
-import { effectiveUpdatedAt } from '../../src/domain/content/article.ts';
-import type { RecordedEvent } from '../../src/event-store/port.ts';
-import type { Projection } from '../../src/projection/types.ts';
+import { type ArticleEvent, effectiveUpdatedAt } from '../../src/domain/content/article.ts';
+import type { Projection, RecordedOf } from '../../src/projection/types.ts';
 
 /** The logical table the public pages read; queries import this name rather than spelling it. */
 export const SITE_CONTENT = 'site_content';
@@ -12,7 +10,7 @@ export const SITE_CONTENT = 'site_content';
  * for a 20 KB article, which in the projection would sit inside every sync's response time, while a
  * rendered page is cached per process (src/site/page-cache.ts) and sanitized once per change.
  */
-export const siteContentProjection: Projection = {
+export const siteContentProjection: Projection<ArticleEvent> = {
   name: 'site_content',
   version: 1,
   handles: ['ArticleSynced'],
@@ -45,8 +43,8 @@ export const siteContentProjection: Projection = {
   },
   async apply(events, { tx, table }) {
     // One statement per batch; within a batch only the newest revision of an article counts.
-    const latest = new Map<string, RecordedEvent<string, ArticleSyncedData>>();
-    for (const event of events as readonly RecordedEvent<string, ArticleSyncedData>[]) {
+    const latest = new Map<string, RecordedOf<ArticleEvent>>();
+    for (const event of events) {
       const key = `${event.data.kind}\u0000${event.data.slug}`;
       const seen = latest.get(key);
       if (!seen || seen.revision < event.revision) latest.set(key, event);

@@ -20,6 +20,7 @@ export interface TablesContext {
   /** An all-scopes key of one organization, and its id. */
   key: string;
   keyId: string;
+  organizationId: string;
   /** An all-scopes key of another organization: what it must not see. */
   otherKey: string;
 }
@@ -32,6 +33,7 @@ export function tablesSuite(name: string) {
     const account = await bootstrapAccount(ctx.t.app);
     ctx.key = account.apiKey;
     ctx.keyId = account.keyId;
+    ctx.organizationId = account.organizationId;
     ctx.otherKey = (await bootstrapAccount(ctx.t.app)).apiKey;
   });
   test.after(async (ctx) => {

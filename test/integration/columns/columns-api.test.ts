@@ -1,7 +1,10 @@
 import * as assert from 'uvu/assert';
+import { columnStream } from '../../../src/domain/columns/column-state.ts';
 import { newColumnId, newTableId } from '../../../src/domain/tables/ids.ts';
+import { tableStream } from '../../../src/domain/tables/table-state.ts';
 import { bearer, call, issueKey } from '../../support/accounts.ts';
-import { COLUMN_DEFAULTS } from '../../support/column-events.ts';
+import { thenAppended, whenRequest } from '../../support/api-spec.ts';
+import { COLUMN_DEFAULTS, columnCreated } from '../../support/column-events.ts';
 import { columnsPath, createColumn, createTable, leaf, tablesSuite } from '../../support/tables.ts';
 
 const test = tablesSuite('columns API: create, list, get, PATCH, errors');
@@ -9,14 +12,25 @@ const test = tablesSuite('columns API: create, list, get, PATCH, errors');
 test('create: defaults, key derived from the label, status idle, position after the last', async ({
   t,
   key,
+  keyId,
 }) => {
   const tableId = await createTable(t.app, key);
-  const res = await call(t.app, 'POST', columnsPath(tableId), {
+  const when = await whenRequest(t, 'POST', columnsPath(tableId), {
     headers: bearer(key),
     body: { label: 'Company Name', kind: 'input', dataType: 'text' },
   });
+  const res = when.answer;
   assert.is(res.status, 201);
   assert.match(res.body.id, /^col_[0-9a-z]{20}$/);
+  // The key claimed on the table's stream, then the column on its own.
+  const claim = { tableId, columnId: res.body.id, key: 'company_name', kind: 'input', dataType: 'text' };
+  thenAppended(when, keyId, [
+    { stream: tableStream.name(tableId), type: 'ColumnAdded', data: claim },
+    {
+      stream: columnStream.name(tableId, res.body.id),
+      ...columnCreated(tableId, res.body.id, { key: 'company_name', label: 'Company Name', position: 1 }),
+    },
+  ]);
   assert.equal(
     { ...res.body, id: undefined },
     {
@@ -96,7 +110,11 @@ test('create: 400 for a bad key, kind or dataType, naming the path; 409 for a ta
   }
 });
 
-test('PATCH: each field, config merged one level deep, GET right after shows it', async ({ t, key }) => {
+test('PATCH: each field (ColumnPatched with what changed), config merged one level deep, GET right after shows it', async ({
+  t,
+  key,
+  keyId,
+}) => {
   const tableId = await createTable(t.app, key);
   await createColumn(t.app, key, tableId, { label: 'Score', kind: 'input', dataType: 'number' });
   const col = await createColumn(t.app, key, tableId, {
@@ -107,17 +125,20 @@ test('PATCH: each field, config merged one level deep, GET right after shows it'
   });
   const url = `${columnsPath(tableId)}/${col.id}`;
   const condition = { type: 'all', children: [leaf('score', 'greaterThan', { value: 10 })] };
-  const res = await call(t.app, 'PATCH', url, {
-    headers: bearer(key),
-    body: {
-      label: 'Short summary',
-      position: 7.25,
-      isImportant: true,
-      autoRun: 'onSourceUpdate',
-      config: { mode: 'advanced', llmLane: null, runCondition: condition },
-    },
-  });
+  const changes = {
+    label: 'Short summary',
+    position: 7.25,
+    isImportant: true,
+    autoRun: 'onSourceUpdate',
+    config: { mode: 'advanced', llmLane: null, runCondition: condition },
+  };
+  const when = await whenRequest(t, 'PATCH', url, { headers: bearer(key), body: changes });
+  const res = when.answer;
   assert.is(res.status, 200, JSON.stringify(res.body));
+  const stream = columnStream.name(tableId, col.id);
+  thenAppended(when, keyId, [
+    { stream, type: 'ColumnPatched', data: { tableId, columnId: col.id, changes } },
+  ]);
   assert.is(res.body.label, 'Short summary');
   assert.is(res.body.position, 7.25);
   assert.is(res.body.isImportant, true);
@@ -134,16 +155,27 @@ test('PATCH: each field, config merged one level deep, GET right after shows it'
     body: { config: { runCondition: replaced } },
   });
   assert.equal(second.body.config.runCondition, replaced);
-  const removed = await call(t.app, 'PATCH', url, {
-    headers: bearer(key),
-    body: { config: { runCondition: null } },
-  });
+  const removal = { config: { runCondition: null } };
+  const removing = await whenRequest(t, 'PATCH', url, { headers: bearer(key), body: removal });
+  const removed = removing.answer;
   assert.is(removed.status, 200);
   assert.not.ok('runCondition' in removed.body.config);
   assert.equal((await call(t.app, 'GET', url, { headers: bearer(key) })).body.config, removed.body.config);
+  thenAppended(removing, keyId, [
+    { stream, type: 'ColumnPatched', data: { tableId, columnId: col.id, changes: removal } },
+  ]);
+  // The same PATCH again changes nothing, so it appends nothing.
+  const again = await whenRequest(t, 'PATCH', url, { headers: bearer(key), body: removal });
+  assert.is(again.answer.status, 200);
+  assert.equal(again.answer.body, removed.body);
+  thenAppended(again, keyId, []);
 });
 
-test('PATCH: 400 for an empty body, unknown keys or wrong types', async ({ t, key }) => {
+test('PATCH: 400 for an empty body, unknown keys or wrong types, appending nothing', async ({
+  t,
+  key,
+  keyId,
+}) => {
   const tableId = await createTable(t.app, key);
   const col = await createColumn(t.app, key, tableId, { label: 'A', kind: 'input', dataType: 'text' });
   const url = `${columnsPath(tableId)}/${col.id}`;
@@ -154,10 +186,11 @@ test('PATCH: 400 for an empty body, unknown keys or wrong types', async ({ t, ke
     { position: 'top' },
     { config: 3 },
   ]) {
-    const res = await call(t.app, 'PATCH', url, { headers: bearer(key), body });
-    assert.is(res.status, 400, JSON.stringify(body));
-    assert.is(res.body.code, 'validation_failed');
-    assert.ok(res.body.errors.length > 0);
+    const when = await whenRequest(t, 'PATCH', url, { headers: bearer(key), body });
+    assert.is(when.answer.status, 400, JSON.stringify(body));
+    assert.is(when.answer.body.code, 'validation_failed');
+    assert.ok(when.answer.body.errors.length > 0);
+    thenAppended(when, keyId, []);
   }
 });
 

@@ -1,12 +1,15 @@
 import * as assert from 'uvu/assert';
+import { tableStream } from '../../../src/domain/tables/table-state.ts';
 import { bearer, call } from '../../support/accounts.ts';
+import { thenAppended, whenRequest } from '../../support/api-spec.ts';
 import { columnsPath, createColumn, createTable, leaf, tablesSuite } from '../../support/tables.ts';
 
 const test = tablesSuite('columns API: delete, reorder, history');
 
-test('DELETE refuses (409 column_in_use) while another column refers to it, then deletes (204)', async ({
+test('DELETE refuses (409 column_in_use) while another column refers to it, then deletes (204, ColumnRemoved)', async ({
   t,
   key,
+  keyId,
 }) => {
   const tableId = await createTable(t.app, key);
   const domain = await createColumn(t.app, key, tableId, { label: 'Domain', kind: 'input', dataType: 'url' });
@@ -36,9 +39,11 @@ test('DELETE refuses (409 column_in_use) while another column refers to it, then
   });
   assert.is(sync.config.listPath, 'items');
 
-  const refused = await call(t.app, 'DELETE', `${columnsPath(tableId)}/${domain.id}`, {
+  const refusing = await whenRequest(t, 'DELETE', `${columnsPath(tableId)}/${domain.id}`, {
     headers: bearer(key),
   });
+  thenAppended(refusing, keyId, []);
+  const refused = refusing.answer;
   assert.is(refused.status, 409);
   assert.is(refused.body.code, 'column_in_use');
   assert.equal(
@@ -56,10 +61,17 @@ test('DELETE refuses (409 column_in_use) while another column refers to it, then
     const gone = await call(t.app, 'DELETE', `${columnsPath(tableId)}/${c.id}`, { headers: bearer(key) });
     assert.is(gone.status, 204);
   }
-  assert.is(
-    (await call(t.app, 'DELETE', `${columnsPath(tableId)}/${domain.id}`, { headers: bearer(key) })).status,
-    204,
-  );
+  const deleting = await whenRequest(t, 'DELETE', `${columnsPath(tableId)}/${domain.id}`, {
+    headers: bearer(key),
+  });
+  assert.is(deleting.answer.status, 204);
+  thenAppended(deleting, keyId, [
+    {
+      stream: tableStream.name(tableId),
+      type: 'ColumnRemoved',
+      data: { tableId, columnId: domain.id, key: 'domain' },
+    },
+  ]);
   assert.is(
     (await call(t.app, 'GET', `${columnsPath(tableId)}/${domain.id}`, { headers: bearer(key) })).status,
     404,

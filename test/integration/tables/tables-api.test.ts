@@ -1,16 +1,31 @@
 import * as assert from 'uvu/assert';
 import { newTableId } from '../../../src/domain/tables/ids.ts';
+import { tableStream } from '../../../src/domain/tables/table-state.ts';
 import { bearer, bootstrapAccount, call, issueKey } from '../../support/accounts.ts';
+import { thenAppended, whenRequest } from '../../support/api-spec.ts';
 import { createTable, tablesSuite } from '../../support/tables.ts';
 
 const test = tablesSuite('tables API: create, list, get, rename');
 
-test('POST /api/tables creates a table of the key organization; GET shows it', async ({ t, key }) => {
-  const created = await call(t.app, 'POST', '/api/tables', {
+test('POST /api/tables creates a table of the key organization (TableCreated); GET shows it', async ({
+  t,
+  key,
+  keyId,
+  organizationId,
+}) => {
+  const when = await whenRequest(t, 'POST', '/api/tables', {
     headers: bearer(key),
     body: { name: 'Prospects' },
   });
+  const created = when.answer;
   assert.is(created.status, 201);
+  thenAppended(when, keyId, [
+    {
+      stream: tableStream.name(created.body.id),
+      type: 'TableCreated',
+      data: { tableId: created.body.id, organizationId, name: 'Prospects', at: created.body.createdAt },
+    },
+  ]);
   assert.match(created.body.id, /^tbl_[0-9a-z]{20}$/);
   assert.is(created.body.name, 'Prospects');
   assert.is(created.body.createdAt, created.body.updatedAt);
@@ -19,11 +34,16 @@ test('POST /api/tables creates a table of the key organization; GET shows it', a
   assert.equal(got.body, created.body);
 });
 
-test('POST /api/tables refuses a missing or empty name and unknown keys (400)', async ({ t, key }) => {
+test('POST /api/tables refuses a missing or empty name and unknown keys (400), appending nothing', async ({
+  t,
+  key,
+  keyId,
+}) => {
   for (const body of [{}, { name: '  ' }, { name: 'x', extra: 1 }]) {
-    const res = await call(t.app, 'POST', '/api/tables', { headers: bearer(key), body });
-    assert.is(res.status, 400, JSON.stringify(body));
-    assert.is(res.body.code, 'validation_failed');
+    const when = await whenRequest(t, 'POST', '/api/tables', { headers: bearer(key), body });
+    assert.is(when.answer.status, 400, JSON.stringify(body));
+    assert.is(when.answer.body.code, 'validation_failed');
+    thenAppended(when, keyId, []);
   }
 });
 
@@ -56,13 +76,25 @@ test('GET /api/tables refuses a limit outside 1-100 and a foreign cursor (400)',
   }
 });
 
-test('PATCH /api/tables/{id} renames; a GET right after shows it', async ({ t, key }) => {
+test('PATCH /api/tables/{id} renames (TableRenamed); a GET right after shows it', async ({
+  t,
+  key,
+  keyId,
+}) => {
   const id = await createTable(t.app, key, 'Old');
-  const renamed = await call(t.app, 'PATCH', `/api/tables/${id}`, {
+  const when = await whenRequest(t, 'PATCH', `/api/tables/${id}`, {
     headers: bearer(key),
     body: { name: 'New' },
   });
+  const renamed = when.answer;
   assert.is(renamed.status, 200);
+  thenAppended(when, keyId, [
+    {
+      stream: tableStream.name(id),
+      type: 'TableRenamed',
+      data: { tableId: id, name: 'New', at: renamed.body.updatedAt },
+    },
+  ]);
   assert.is(renamed.body.name, 'New');
   assert.ok(renamed.body.updatedAt >= renamed.body.createdAt);
   const got = await call(t.app, 'GET', `/api/tables/${id}`, { headers: bearer(key) });
@@ -91,19 +123,21 @@ test('403 for a missing scope', async ({ t, key }) => {
   assert.is((await call(t.app, 'GET', '/api/tables', { headers: bearer(writeOnly) })).status, 403);
 });
 
-test('403 for a table of another organization, 404 for an unknown or malformed id', async ({
+test('403 for a table of another organization (nothing appended), 404 for an unknown or malformed id', async ({
   t,
   key,
+  keyId,
   otherKey,
 }) => {
   const theirs = await createTable(t.app, otherKey, 'theirs');
   assert.is((await call(t.app, 'GET', `/api/tables/${theirs}`, { headers: bearer(key) })).status, 403);
-  const rename = await call(t.app, 'PATCH', `/api/tables/${theirs}`, {
+  const rename = await whenRequest(t, 'PATCH', `/api/tables/${theirs}`, {
     headers: bearer(key),
     body: { name: 'mine' },
   });
-  assert.is(rename.status, 403);
-  assert.is(rename.body.code, 'forbidden');
+  assert.is(rename.answer.status, 403);
+  assert.is(rename.answer.body.code, 'forbidden');
+  thenAppended(rename, keyId, []);
   for (const id of [newTableId(), 'nope', 'tbl_short']) {
     const got = await call(t.app, 'GET', `/api/tables/${id}`, { headers: bearer(key) });
     assert.is(got.status, 404, id);
