@@ -17,6 +17,7 @@ export const errorCatalogue = {
   email_taken: { status: 409, title: 'Email already registered' },
   column_key_taken: { status: 409, title: 'Column key already used in this table' },
   column_in_use: { status: 409, title: 'Column is referenced by other columns' },
+  table_in_use: { status: 409, title: 'Table is referenced by columns of other tables' },
   sync_in_progress: { status: 409, title: 'A full sync is already running' },
   request_timeout: { status: 408, title: 'Request timeout' },
   precondition_failed: { status: 412, title: 'Precondition failed' },

@@ -1,4 +1,5 @@
 import { createTableRoute } from './create-table.ts';
+import { deleteTableRoute } from './delete-table.ts';
 import { renameTableRoute } from './rename-table.ts';
 
-export const tableCommands = [createTableRoute, renameTableRoute];
+export const tableCommands = [createTableRoute, renameTableRoute, deleteTableRoute];

@@ -47,7 +47,7 @@ export const tablesProjection = singleStreamProjection({
   name: 'tables',
   version: 1,
   stream: tableStream,
-  handles: ['TableCreated', 'TableRenamed'],
+  handles: ['TableCreated', 'TableRenamed', 'TableDeleted'],
   idOf: (event) => event.data.tableId,
   table: {
     name: TABLES,

@@ -2,8 +2,11 @@ import { z } from 'zod';
 import { keyListing, keyListingSchema, readOrganizationKeys } from '../../src/domain/accounts/views.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
+import { decodeCursor, isTimestamp, pageOf, pageQuery } from '../../src/http/pagination.ts';
 
-/** GET /api/keys: every key of the caller's organization, revoked ones included, never a secret. */
+const Query = pageQuery({ max: 100, default: 100 });
+
+/** GET /api/keys: the keys of the caller's organization, revoked ones included, a page at a time. */
 export const listApiKeysRoute: RouteModule = (app, deps) => {
   app.get(
     '/api/keys',
@@ -11,13 +14,20 @@ export const listApiKeysRoute: RouteModule = (app, deps) => {
       config: { access: 'keys:read' },
       schema: {
         tags: ['keys'],
-        summary: "List the organization's API keys",
-        response: { 200: z.object({ keys: z.array(keyListingSchema) }) },
+        summary: "List the organization's API keys, oldest first",
+        querystring: Query,
+        response: { 200: z.object({ keys: z.array(keyListingSchema), nextCursor: z.string().nullable() }) },
       },
     },
     async (request) => {
-      const rows = await readOrganizationKeys(deps.pool, principalOf(request).organizationId);
-      return { keys: rows.map(keyListing) };
+      const { limit, cursor } = request.query;
+      const after = cursor ? decodeCursor(cursor, 2, ([at]) => isTimestamp(at!)) : undefined;
+      const rows = await readOrganizationKeys(deps.pool, principalOf(request).organizationId, {
+        limit,
+        after,
+      });
+      const page = pageOf(rows, limit, (last) => [last.created_at_exact, last.key_id]);
+      return { keys: page.items.map(keyListing), nextCursor: page.nextCursor };
     },
   );
 };

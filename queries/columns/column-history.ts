@@ -4,6 +4,7 @@ import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import type { RecordedEvent } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
+import { decodeCursor, pageOf, pageQuery } from '../../src/http/pagination.ts';
 import { readColumn } from './get-column.ts';
 
 const HistoryEntry = z.object({
@@ -33,7 +34,9 @@ export function changesOf(event: RecordedEvent): Record<string, unknown> {
   }
 }
 
-/** GET /api/tables/{tableId}/columns/{columnId}/history: the column's stream, oldest first. */
+const Query = pageQuery({ max: 500, default: 100 });
+
+/** GET /api/tables/{tableId}/columns/{columnId}/history: the column's stream, oldest first, by pages. */
 export const columnHistoryRoute: RouteModule = (app, deps) => {
   app.get(
     '/api/tables/:tableId/columns/:columnId/history',
@@ -43,20 +46,31 @@ export const columnHistoryRoute: RouteModule = (app, deps) => {
         tags: ['columns'],
         summary: 'The changes of a column, oldest first',
         params: ColumnParams,
-        response: { 200: z.array(HistoryEntry) },
+        querystring: Query,
+        response: { 200: z.object({ data: z.array(HistoryEntry), nextCursor: z.string().nullable() }) },
       },
     },
     async (request) => {
       const { tableId, columnId } = request.params;
       await readColumn(deps.pool, principalOf(request), tableId, columnId);
-      const events = await deps.store.readStream(columnStream.name(tableId, columnId));
-      return events.map((event) => ({
-        revision: Number(event.revision),
-        type: event.type,
-        at: event.recordedAt.toISOString(),
-        actor: typeof event.metadata.actor === 'string' ? event.metadata.actor : null,
-        changes: changesOf(event),
-      }));
+      const { limit, cursor } = request.query;
+      // The cursor is the revision of the last entry shown: the page starts right after it.
+      const [after] = cursor ? decodeCursor(cursor, 1, ([revision]) => /^\d{1,18}$/.test(revision!)) : [];
+      const events = await deps.store.readStream(columnStream.name(tableId, columnId), {
+        from: after === undefined ? 0n : BigInt(after) + 1n,
+        limit: limit + 1,
+      });
+      const page = pageOf(events, limit, (last) => [String(last.revision)]);
+      return {
+        data: page.items.map((event) => ({
+          revision: Number(event.revision),
+          type: event.type,
+          at: event.recordedAt.toISOString(),
+          actor: typeof event.metadata.actor === 'string' ? event.metadata.actor : null,
+          changes: changesOf(event),
+        })),
+        nextCursor: page.nextCursor,
+      };
     },
   );
 };

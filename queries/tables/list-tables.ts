@@ -1,31 +1,24 @@
 import { z } from 'zod';
 import { TABLES, type TableRow, tableFromRow } from '../../projections/tables/tables.ts';
 import { TableSchema } from '../../src/domain/tables/schemas.ts';
-import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
+import { decodeCursor, isTimestamp, pageOf, pageQuery } from '../../src/http/pagination.ts';
 
-const Query = z.object({
-  limit: z.coerce.number().int().min(1).max(100).default(50),
-  cursor: z.string().max(500).optional().describe('nextCursor of the previous page'),
+const Query = pageQuery({ max: 100, default: 50 }).extend({
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe('only tables whose name contains this text, compared case-insensitively'),
 });
 
-/** The cursor is opaque to clients: the (createdAt, id) of the last table of the previous page. */
-export function encodeCursor(row: { created_at: Date; id: string }): string {
-  return Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
-}
+/** `%`, `_` and `\` match themselves in the name filter, not as LIKE wildcards. */
+const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-export function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!createdAt || !id || rest.length > 0 || Number.isNaN(Date.parse(createdAt))) {
-    throw new AppError('validation_failed', 'The cursor is not one this API returned.', {
-      errors: [{ path: 'querystring.cursor', message: 'not a cursor of this API' }],
-    });
-  }
-  return { createdAt, id };
-}
-
-/** GET /api/tables: the organization's tables, oldest first, a page at a time. */
+/** GET /api/tables: the organization's tables, oldest first, a page at a time, optionally by name. */
 export const listTablesRoute: RouteModule = (app, deps) => {
   app.get(
     '/api/tables',
@@ -39,20 +32,24 @@ export const listTablesRoute: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const { limit, cursor } = request.query;
-      const after = cursor ? decodeCursor(cursor) : undefined;
+      const { limit, cursor, name } = request.query;
+      const [createdAt, id] = cursor ? decodeCursor(cursor, 2, ([at]) => isTimestamp(at!)) : [];
       const { rows } = await deps.pool.query<TableRow>(
         `SELECT id, organization_id, name, created_at, updated_at FROM ${TABLES}
-         WHERE organization_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3))
-         ORDER BY created_at, id LIMIT $4`,
-        [principalOf(request).organizationId, after?.createdAt ?? null, after?.id ?? '', limit + 1],
+         WHERE organization_id = $1
+           AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3))
+           AND ($4::text IS NULL OR name ILIKE $4)
+         ORDER BY created_at, id LIMIT $5`,
+        [
+          principalOf(request).organizationId,
+          createdAt ?? null,
+          id ?? '',
+          name === undefined ? null : likeContaining(name),
+          limit + 1,
+        ],
       );
-      const page = rows.slice(0, limit);
-      const last = page.at(-1);
-      return {
-        data: page.map(tableFromRow),
-        nextCursor: rows.length > limit && last ? encodeCursor(last) : null,
-      };
+      const page = pageOf(rows, limit, (last) => [last.created_at.toISOString(), last.id]);
+      return { data: page.items.map(tableFromRow), nextCursor: page.nextCursor };
     },
   );
 };

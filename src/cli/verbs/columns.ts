@@ -4,6 +4,7 @@ import { AUTO_RUN, COLUMN_KINDS, DATA_TYPES, ORIGINS } from '../../domain/column
 import { UsageError } from '../errors.ts';
 import { clientFor } from '../http.ts';
 import { emit, formatRecord, formatTable } from '../output.ts';
+import { positiveInt } from '../parse.ts';
 
 interface Column {
   id: string;
@@ -234,18 +235,31 @@ export function registerColumnCommands(program: Command): void {
     .description("a column's changes, oldest first")
     .argument('<tableId>')
     .argument('<columnId>')
-    .action(async (tableId: string, columnId: string, _options: unknown, command: Command) => {
-      const entries = await (await clientFor(command)).get<HistoryEntry[]>(
-        `${columnPath(tableId, columnId)}/history`,
-      );
-      emit(command, entries, () =>
-        formatTable(entries, [
-          { header: 'REV', value: (e) => e.revision },
-          { header: 'TYPE', value: (e) => e.type },
-          { header: 'AT', value: (e) => e.at },
-          { header: 'ACTOR', value: (e) => e.actor },
-          { header: 'CHANGES', value: (e) => JSON.stringify(e.changes) },
-        ]),
-      );
-    });
+    .option('--limit <n>', 'entries per page, 1-500', positiveInt)
+    .option('--cursor <cursor>', 'the next cursor a previous page printed')
+    .option('--all', 'follow the cursor through every page')
+    .action(
+      async (
+        tableId: string,
+        columnId: string,
+        options: { limit?: number; cursor?: string; all?: boolean },
+        command: Command,
+      ) => {
+        const page = await (await clientFor(command)).list<HistoryEntry>(
+          `${columnPath(tableId, columnId)}/history`,
+          options,
+        );
+        const entries = page.data;
+        emit(command, page, () => {
+          const table = formatTable(entries, [
+            { header: 'REV', value: (e) => e.revision },
+            { header: 'TYPE', value: (e) => e.type },
+            { header: 'AT', value: (e) => e.at },
+            { header: 'ACTOR', value: (e) => e.actor },
+            { header: 'CHANGES', value: (e) => JSON.stringify(e.changes) },
+          ]);
+          return page.nextCursor ? `${table}\nmore: --cursor ${page.nextCursor}` : table;
+        });
+      },
+    );
 }

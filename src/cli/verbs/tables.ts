@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.ts';
 import { clientFor } from '../http.ts';
 import { emit, formatRecord, formatTable } from '../output.ts';
+import { positiveInt } from '../parse.ts';
 
 export interface Table {
   id: string;
@@ -20,13 +20,7 @@ const showTable = (t: Table) =>
     ['Updated', t.updatedAt],
   ]);
 
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`not a positive whole number: ${value}`);
-  return n;
-}
-
-/** `stk tables list | create | get | rename`. */
+/** `stk tables list | create | get | rename | delete`. */
 export function registerTableCommands(program: Command): void {
   const tables = program.command('tables').description("the organization's research tables");
 
@@ -36,29 +30,25 @@ export function registerTableCommands(program: Command): void {
     .option('--limit <n>', 'tables per page, 1-100', positiveInt)
     .option('--cursor <cursor>', 'the next cursor a previous page printed')
     .option('--all', 'follow the cursor through every page')
-    .action(async (options: { limit?: number; cursor?: string; all?: boolean }, command: Command) => {
-      const client = await clientFor(command);
-      const data: Table[] = [];
-      let cursor = options.cursor;
-      let nextCursor: string | null;
-      do {
-        const page = await client.get<{ data: Table[]; nextCursor: string | null }>('/api/tables', {
-          limit: options.limit,
-          cursor,
+    .option('--name <text>', 'only tables whose name contains this text (case-insensitive)')
+    .action(
+      async (
+        options: { limit?: number; cursor?: string; all?: boolean; name?: string },
+        command: Command,
+      ) => {
+        const { name, ...paging } = options;
+        const client = await clientFor(command);
+        const { data, nextCursor } = await client.list<Table>('/api/tables', { ...paging, query: { name } });
+        emit(command, { data, nextCursor }, () => {
+          const table = formatTable(data, [
+            { header: 'ID', value: (t) => t.id },
+            { header: 'NAME', value: (t) => t.name },
+            { header: 'CREATED', value: (t) => t.createdAt },
+          ]);
+          return nextCursor ? `${table}\nmore: --cursor ${nextCursor}` : table;
         });
-        data.push(...page.data);
-        nextCursor = page.nextCursor;
-        cursor = nextCursor ?? undefined;
-      } while (options.all && nextCursor);
-      emit(command, { data, nextCursor }, () => {
-        const table = formatTable(data, [
-          { header: 'ID', value: (t) => t.id },
-          { header: 'NAME', value: (t) => t.name },
-          { header: 'CREATED', value: (t) => t.createdAt },
-        ]);
-        return nextCursor ? `${table}\nmore: --cursor ${nextCursor}` : table;
-      });
-    });
+      },
+    );
 
   tables
     .command('create')
@@ -86,5 +76,14 @@ export function registerTableCommands(program: Command): void {
     .action(async (id: string, name: string, _options: unknown, command: Command) => {
       const table = await (await clientFor(command)).patch<Table>(tablePath(id), { name });
       emit(command, table, () => showTable(table));
+    });
+
+  tables
+    .command('delete')
+    .description('delete a table with its columns (refused while another table syncs into it)')
+    .argument('<tableId>')
+    .action(async (id: string, _options: unknown, command: Command) => {
+      await (await clientFor(command)).delete(tablePath(id));
+      emit(command, { deleted: id }, () => `Deleted ${id}`);
     });
 }

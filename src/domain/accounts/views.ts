@@ -86,10 +86,22 @@ export async function readKey(pool: Pool, keyId: string): Promise<ApiKeyRow | un
   return rows[0];
 }
 
-export async function readOrganizationKeys(pool: Pool, organizationId: string): Promise<ApiKeyRow[]> {
-  const { rows } = await pool.query<ApiKeyRow>(
-    `SELECT ${KEY_FIELDS} FROM ${KEYS_WITH_USAGE} WHERE k.organization_id = $1 ORDER BY k.created_at, k.key_id`,
-    [organizationId],
+/**
+ * A page of the organization's keys, oldest first, after the (created_at, key_id) of `after`. The
+ * creation time travels as PostgreSQL's own text of it: a Date would drop its microseconds, and the
+ * next page would show the last key again.
+ */
+export async function readOrganizationKeys(
+  pool: Pool,
+  organizationId: string,
+  page: { limit: number; after?: readonly string[] },
+): Promise<(ApiKeyRow & { created_at_exact: string })[]> {
+  const [createdAt, keyId] = page.after ?? [];
+  const { rows } = await pool.query<ApiKeyRow & { created_at_exact: string }>(
+    `SELECT ${KEY_FIELDS}, k.created_at::text AS created_at_exact FROM ${KEYS_WITH_USAGE}
+     WHERE k.organization_id = $1 AND ($2::timestamptz IS NULL OR (k.created_at, k.key_id) > ($2::timestamptz, $3))
+     ORDER BY k.created_at, k.key_id LIMIT $4`,
+    [organizationId, createdAt ?? null, keyId ?? '', page.limit + 1],
   );
   return rows;
 }

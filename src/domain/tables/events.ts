@@ -23,6 +23,8 @@ export const tableEvents = {
     dataType: z.enum(DATA_TYPES),
   }),
   ColumnRemoved: z.object({ tableId: z.string(), columnId: z.string(), key: z.string() }),
+  /** The table is gone, after a ColumnRemoved for each of its columns in the same append. */
+  TableDeleted: z.object({ tableId: z.string(), at: z.string() }),
 };
 
 export type TableEvent = EventsOf<typeof tableEvents>;

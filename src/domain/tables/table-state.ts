@@ -51,6 +51,9 @@ export function evolveTable(state: TableState, event: TableEvent): TableState {
       columns.delete(event.data.columnId);
       return { ...state, columns };
     }
+    case 'TableDeleted':
+      // As if it never existed: every command answers 404 for it from now on.
+      return { ...initialTableState(), id: state.id };
     default: {
       const never: never = event;
       return never;

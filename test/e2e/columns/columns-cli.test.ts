@@ -43,7 +43,7 @@ test.after(async (ctx) => {
   await ctx.db.drop();
 });
 
-test('stk tables create | list | get | rename', async (ctx) => {
+test('stk tables create | list | get | rename | delete', async (ctx) => {
   const table = await json(ctx, ['tables', 'create', 'Leads']);
   assert.match(table.id, /^tbl_/);
   const human = await stk(ctx, ['tables', 'list']);
@@ -60,6 +60,16 @@ test('stk tables create | list | get | rename', async (ctx) => {
   const missing = await stk(ctx, ['tables', 'get', 'tbl_nope']);
   assert.is(missing.code, 1);
   assert.match(missing.stderr, /404/);
+
+  const doomed = await json(ctx, ['tables', 'create', 'Doomed']);
+  assert.equal(
+    (await json(ctx, ['tables', 'list', '--name', 'doom'])).data.map((t: { id: string }) => t.id),
+    [doomed.id],
+  );
+  assert.equal(await json(ctx, ['tables', 'delete', doomed.id]), { deleted: doomed.id });
+  const gone = await stk(ctx, ['tables', 'get', doomed.id]);
+  assert.is(gone.code, 1);
+  assert.match(gone.stderr, /404/);
 });
 
 test('stk columns create | list | get | patch | reorder | history | delete', async (ctx) => {
@@ -154,7 +164,7 @@ test('stk columns create | list | get | patch | reorder | history | delete', asy
   );
   const history = await json(ctx, ['columns', 'history', table.id, summary.id]);
   assert.equal(
-    history.map((h: { type: string }) => h.type),
+    history.data.map((h: { type: string }) => h.type),
     ['ColumnCreated', 'ColumnPatched', 'ColumnPatched', 'ColumnMoved'],
   );
 

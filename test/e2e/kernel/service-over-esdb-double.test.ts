@@ -262,12 +262,14 @@ test('SIGTERM stops it cleanly, and a restart follows on from checkpoints kept a
   const history = await call(ctx.service.url, 'GET', `${columnPath}/history`, { headers: bearer(key) });
   assert.is(history.status, 200, logs(ctx));
   assert.equal(
-    history.body.map((h: { revision: number; type: string; actor: string; changes: { label?: string } }) => [
-      h.revision,
-      h.type,
-      h.actor,
-      h.changes.label,
-    ]),
+    history.body.data.map(
+      (h: { revision: number; type: string; actor: string; changes: { label?: string } }) => [
+        h.revision,
+        h.type,
+        h.actor,
+        h.changes.label,
+      ],
+    ),
     [
       [0, 'ColumnCreated', ctx.account.keyId, 'Domain'],
       [1, 'ColumnPatched', ctx.account.keyId, 'Company domain'],

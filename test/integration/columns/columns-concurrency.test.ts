@@ -40,7 +40,7 @@ test('50 concurrent PATCHes of one column, each changing something else, all lan
     mode: 'basic',
     ...Object.fromEntries(configKeys.map((k, i) => [k, i])),
   });
-  const history = (await call(t.url, 'GET', `${url}/history`, { headers: bearer(key) })).body;
+  const history = (await call(t.url, 'GET', `${url}/history`, { headers: bearer(key) })).body.data;
   assert.is(history.length, 51);
   assert.equal(
     history.map((h: { revision: number }) => h.revision),

@@ -155,7 +155,8 @@ test('history: oldest first, actor is the key id, changes hold only what changed
 
   const res = await call(t.app, 'GET', `${url}/history`, { headers: bearer(key) });
   assert.is(res.status, 200);
-  const entries = res.body;
+  const entries = res.body.data;
+  assert.is(res.body.nextCursor, null);
   assert.equal(
     entries.map((e: { revision: number; type: string }) => [e.revision, e.type]),
     [
@@ -172,6 +173,21 @@ test('history: oldest first, actor is the key id, changes hold only what changed
   assert.equal(entries[1].changes, { label: 'B' });
   assert.equal(entries[2].changes, { config: { mode: 'advanced', lane: null } });
   assert.equal(entries[3].changes, { position: 9 });
+
+  // A page at a time: limit, then the cursor of the last entry shown; a cursor of no page is a 400.
+  const seen: number[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor ? `?limit=3&cursor=${cursor}` : '?limit=3';
+    const page = await call(t.app, 'GET', `${url}/history${query}`, { headers: bearer(key) });
+    assert.is(page.status, 200);
+    seen.push(...page.body.data.map((e: { revision: number }) => e.revision));
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  assert.equal(seen, [0, 1, 2, 3]);
+  const bad = await call(t.app, 'GET', `${url}/history?cursor=bm90LWEtY3Vyc29y`, { headers: bearer(key) });
+  assert.is(bad.status, 400);
+  assert.is(bad.body.errors[0].path, 'querystring.cursor');
 });
 
 test.run();
