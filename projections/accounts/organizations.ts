@@ -11,12 +11,13 @@ export interface OrganizationRow {
 
 /**
  * Organizations and their credit balance. A balance change is not idempotent by itself, so each row
- * remembers the last stream revision it applied and skips anything at or below it.
+ * remembers the last stream revision it applied and skips anything at or below it. The organization of
+ * an undone bootstrap is gone from here: nobody holds a key to it.
  */
 export const organizationsProjection: Projection = {
   name: 'organizations',
   version: 1,
-  handles: ['OrganizationCreated', 'CreditsGranted'],
+  handles: ['OrganizationCreated', 'CreditsGranted', 'OrganizationAbandoned'],
   tables: {
     [ORGANIZATIONS]: (t) => [
       `CREATE TABLE ${t} (
@@ -44,6 +45,8 @@ export const organizationsProjection: Projection = {
            WHERE organization_id = $1 AND stream_revision < $3`,
           [data.organizationId, data.amount, String(event.revision)],
         );
+      } else if (event.type === 'OrganizationAbandoned') {
+        await tx.query(`DELETE FROM ${organizations} WHERE organization_id = $1`, [data.organizationId]);
       }
     }
   },

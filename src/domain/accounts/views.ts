@@ -5,12 +5,23 @@ import type { UserRow } from '../../../projections/accounts/users.ts';
 import { API_KEY_USAGE } from '../../auth/last-used.ts';
 import { SCOPES } from '../../auth/scopes.ts';
 import type { Pool } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
 
 /**
  * The shapes the accounts API answers with (bootstrap, key issue, /api/me, key listing). Queries build
  * them from the read models' rows; commands from the events they recorded (log-views.ts), as rows of
  * the same fields, so that both agree with what a later GET shows.
  */
+/** Where one key is read (GET), and what the calls that create one name in `Location`. */
+export const keyPath = (keyId: string) => `/api/keys/${encodeURIComponent(keyId)}`;
+
+/** The path parameters of `/api/keys/{keyId}`. */
+export const keyParams = z.object({ keyId: z.string().min(1).max(64) });
+
+/** Another organization's key is answered like a key that does not exist: ids are not probed. */
+export const keyNotFound = (keyId: string) =>
+  new AppError('not_found', `No API key ${keyId} in this organization.`);
+
 export const keyMetadataSchema = z.object({
   id: z.string(),
   name: z.string(),
