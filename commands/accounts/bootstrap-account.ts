@@ -104,8 +104,7 @@ async function takeOverUnfinished(deps: AppDeps, input: Body, metadata: EventMet
     emailReservationStream.name(input.email),
     emailReservationStream,
   );
-  if (state.status === 'completed')
-    throw new AppError('email_taken', 'An account with this email address exists already.');
+  // A free address is reserved next; a taken one is refused there.
   if (state.status !== 'pending') return;
   const samePassword = await verifyPassword(input.password, state.attempt.passwordHash);
   if (!takeoverAllowed(state.attempt, samePassword, now)) throw unfinishedElsewhere();
