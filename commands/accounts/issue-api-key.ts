@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { apiKeysProjection } from '../../projections/accounts/api-keys.ts';
 import { generateKey } from '../../src/auth/keys.ts';
@@ -5,7 +6,7 @@ import { SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { handleCommand } from '../../src/command.ts';
 import { keyMetadataFromLog } from '../../src/domain/accounts/log-views.ts';
 import { apiKeyStream } from '../../src/domain/accounts/streams.ts';
-import { keyMetadataSchema } from '../../src/domain/accounts/views.ts';
+import { keyMetadataSchema, keyPath } from '../../src/domain/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
@@ -20,9 +21,11 @@ export interface IssueKeyInput {
   userId: string;
   name: string;
   scopes: Scope[];
-  /** The scopes of the key asking; omitted by a bootstrap. */
+  /** The scopes of the key asking; omitted by a bootstrap and a login (the owner's own). */
   grantorScopes?: ReadonlySet<Scope>;
   metadata: EventMetadata;
+  /** The id to issue it under, when the caller has named it already (a bootstrap); else a new one. */
+  keyId?: string;
 }
 
 export interface IssueKey {
@@ -57,7 +60,7 @@ export async function issueApiKey(
   deps: Pick<AppDeps, 'store' | 'clock'>,
   input: IssueKeyInput,
 ): Promise<{ apiKey: string; keyId: string; position: Position }> {
-  const key = generateKey();
+  const key = generateKey(input.keyId);
   const result = await handleCommand({
     store: deps.store,
     stream: apiKeyStream.name(key.keyId),
@@ -76,6 +79,24 @@ export async function issueApiKey(
     now: deps.clock(),
   });
   return { apiKey: key.apiKey, keyId: key.keyId, position: result.appended!.position };
+}
+
+/**
+ * Issues a key and answers with it: the only copy of its secret, so the answer is built from the log
+ * whether or not the key listing shows the key yet (it does once this returns, unless it lags).
+ */
+export async function issueKeyAnswer(deps: AppDeps, input: IssueKeyInput) {
+  const issued = await issueApiKey(deps, input);
+  await readYourWrites(deps, issued.position, KEY_PROJECTIONS);
+  return { apiKey: issued.apiKey, keyMetadata: await keyMetadataFromLog(deps.store, issued.keyId) };
+}
+
+/**
+ * The 201 of a call that created a key and answers with its secret: `Location` names the key, and no
+ * cache (a proxy's, a browser's) may keep the answer.
+ */
+export function sendCreatedKey(reply: FastifyReply, keyId: string, body: unknown) {
+  return reply.code(201).header('location', keyPath(keyId)).header('cache-control', 'no-store').send(body);
 }
 
 const body = z
@@ -102,7 +123,7 @@ export const issueApiKeyRoute: RouteModule = (app, deps) => {
     },
     async (request, reply) => {
       const principal = principalOf(request);
-      const issued = await issueApiKey(deps, {
+      const answer = await issueKeyAnswer(deps, {
         organizationId: principal.organizationId,
         userId: principal.userId,
         name: request.body.name,
@@ -110,12 +131,7 @@ export const issueApiKeyRoute: RouteModule = (app, deps) => {
         grantorScopes: principal.scopes,
         metadata: eventMetadata(request),
       });
-      // The key listing shows the key once this returns, unless the read model lags; the answer, with
-      // the only copy of the secret, is built from the log either way.
-      await readYourWrites(deps, issued.position, KEY_PROJECTIONS);
-      return reply
-        .code(201)
-        .send({ apiKey: issued.apiKey, keyMetadata: await keyMetadataFromLog(deps.store, issued.keyId) });
+      return sendCreatedKey(reply, answer.keyMetadata.id, answer);
     },
   );
 };

@@ -180,6 +180,10 @@ export const createColumnRoute: RouteModule = (app, deps) => {
         throw error;
       }
       await readYourWrites(deps, result.appended?.position, [columnsProjection]);
+      reply.header(
+        'location',
+        `/api/tables/${encodeURIComponent(tableId)}/columns/${encodeURIComponent(id)}`,
+      );
       return reply.code(201).header('etag', etagOf(result.revision)).send(result.state.column!);
     },
   );

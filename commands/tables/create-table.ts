@@ -50,6 +50,7 @@ export const createTableRoute: RouteModule = (app, deps) => {
         now: deps.clock(),
       });
       await readYourWrites(deps, result.appended?.position, [tablesProjection]);
+      reply.header('location', `/api/tables/${encodeURIComponent(command.tableId)}`);
       return reply.code(201).send(tableView(result.state));
     },
   );

@@ -12,12 +12,13 @@ export interface OrganizationRow {
 
 /**
  * Organizations and their credit balance. A balance change is not idempotent by itself, so each row
- * remembers the last stream revision it applied and skips anything at or below it.
+ * remembers the last stream revision it applied and skips anything at or below it. The organization of
+ * an undone bootstrap is gone from here: nobody holds a key to it.
  */
 export const organizationsProjection: Projection<OrganizationEvent> = {
   name: 'organizations',
   version: 1,
-  handles: ['OrganizationCreated', 'CreditsGranted'],
+  handles: ['OrganizationCreated', 'CreditsGranted', 'OrganizationAbandoned'],
   tables: {
     [ORGANIZATIONS]: (t) => [
       `CREATE TABLE ${t} (
@@ -46,6 +47,10 @@ export const organizationsProjection: Projection<OrganizationEvent> = {
            WHERE organization_id = $1 AND stream_revision < $3`,
           [data.organizationId, data.amount, String(event.revision)],
         );
+      } else if (event.type === 'OrganizationAbandoned') {
+        await tx.query(`DELETE FROM ${organizations} WHERE organization_id = $1`, [
+          event.data.organizationId,
+        ]);
       }
     }
   },

@@ -12,11 +12,15 @@ export interface UserRow {
   created_at: Date;
 }
 
-/** Users as the API shows them. The password hash stays in the user's stream; no query needs it. */
+/**
+ * Users as the API shows them. The password hash stays in the user's stream; no query needs it. The
+ * user of an undone bootstrap is deleted, which frees its email for the bootstrap that retries: in the
+ * log the abandonment always comes before that new registration.
+ */
 export const usersProjection: Projection<UserEvent> = {
   name: 'users',
   version: 1,
-  handles: ['UserRegistered'],
+  handles: ['UserRegistered', 'UserAbandoned'],
   tables: {
     [USERS]: (t) => [
       `CREATE TABLE ${t} (
@@ -30,7 +34,12 @@ export const usersProjection: Projection<UserEvent> = {
     ],
   },
   async apply(events, { tx, table }) {
-    for (const { data, recordedAt } of events) {
+    for (const event of events) {
+      if (event.type === 'UserAbandoned') {
+        await tx.query(`DELETE FROM ${table(USERS)} WHERE user_id = $1`, [event.data.userId]);
+        continue;
+      }
+      const { data, recordedAt } = event;
       await tx.query(
         `INSERT INTO ${table(USERS)} (user_id, organization_id, email, first_name, last_name, created_at)
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (user_id) DO NOTHING`,

@@ -1,4 +1,5 @@
+import { getApiKeyRoute } from './get-api-key.ts';
 import { listApiKeysRoute } from './list-api-keys.ts';
 import { meRoute } from './me.ts';
 
-export const accountQueries = [meRoute, listApiKeysRoute];
+export const accountQueries = [meRoute, listApiKeysRoute, getApiKeyRoute];

@@ -34,3 +34,16 @@ export async function verifyPassword(password: string, encoded: string): Promise
   });
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
+
+let unknownAccountHash: Promise<string> | undefined;
+
+/**
+ * The check for an account that does not exist: a real scrypt verification against the hash of a
+ * password nobody knows, so that it takes as long as a wrong password for an account that does, and a
+ * login's timing does not tell which addresses have accounts. Always false.
+ */
+export async function verifyNoPassword(password: string): Promise<false> {
+  unknownAccountHash ??= hashPassword(randomBytes(32).toString('base64url'));
+  await verifyPassword(password, await unknownAccountHash);
+  return false;
+}

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { CliError, UsageError } from './errors.ts';
+import { UsageError } from './errors.ts';
+import { escapeControls } from './output.ts';
 import { commandModules } from './verbs/index.ts';
 
 /**
@@ -16,12 +17,17 @@ export function buildProgram(): Command {
     .option('--api-key <key>', 'API key (default: STK_API_KEY or the saved login)')
     .option('--json', 'print JSON for scripts instead of tables')
     .showHelpAfterError()
+    // A command's --help lists the options every command takes too (--base-url, --api-key, --json).
+    .configureHelp({ showGlobalOptions: true })
     // An unknown command or a stray argument is a usage error (exit 2), never silently ignored.
     .allowExcessArguments(false)
     .exitOverride();
   for (const register of commandModules) register(program);
   return program;
 }
+
+/** An error's message may quote the service (a problem's detail naming a table): escaped too. */
+const report = (message: string) => process.stderr.write(`error: ${escapeControls(message, '\n')}\n`);
 
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
@@ -33,15 +39,7 @@ export async function runCli(argv: string[]): Promise<number> {
       // --help and --version exit 0; anything else commander rejects is a usage error.
       return error.exitCode === 0 ? 0 : 2;
     }
-    if (error instanceof UsageError) {
-      process.stderr.write(`error: ${error.message}\n`);
-      return 2;
-    }
-    if (error instanceof CliError) {
-      process.stderr.write(`error: ${error.message}\n`);
-      return 1;
-    }
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    report(error instanceof Error ? error.message : String(error));
+    return error instanceof UsageError ? 2 : 1;
   }
 }

@@ -1,13 +1,33 @@
 import type { Command } from 'commander';
 import type { GlobalOptions } from './http.ts';
 
+/**
+ * Characters that would act on a terminal rather than show: the C0 controls (ESC starts escape
+ * sequences, BEL rings), DEL, the C1 controls (U+009B is a one-character CSI), the line and paragraph
+ * separators, and the bidirectional formatting characters (U+202E turns the rest of a line around).
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Text from the service as it may be printed: every control character written as `\uXXXX`, so that a
+ * name cannot move the cursor, retitle the window or reorder what follows. `keep` lists the controls
+ * our own formatting puts there (the line breaks between lines). Every print of server data goes
+ * through here; JSON stays valid JSON, since `\uXXXX` is how JSON escapes a character.
+ */
+export function escapeControls(text: string, keep = ''): string {
+  return text.replace(CONTROLS, (c) =>
+    keep.includes(c) ? c : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
+}
+
 /** True when the user asked for JSON (`--json`): scripts get the API's answer as it is. */
 export function wantsJson(command: Command): boolean {
   return Boolean(command.optsWithGlobals<GlobalOptions>().json);
 }
 
 export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${escapeControls(JSON.stringify(value, null, 2), '\n')}\n`);
 }
 
 export interface Column<T> {
@@ -15,11 +35,12 @@ export interface Column<T> {
   value: (row: T) => unknown;
 }
 
+/** One value as a table cell or a record's value: on one line, its controls escaped. */
 function cell(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
-  if (Array.isArray(value)) return value.join(',');
+  if (Array.isArray(value)) return escapeControls(value.join(','));
   if (value instanceof Date) return value.toISOString();
-  return String(value);
+  return escapeControls(String(value));
 }
 
 /** A plain aligned table (no colours, no borders) that reads well and greps well. */
@@ -40,8 +61,8 @@ export function formatRecord(pairs: readonly [string, unknown][]): string {
   return pairs.map(([label, value]) => `${`${label}:`.padEnd(width + 1)}  ${cell(value)}`).join('\n');
 }
 
-/** Prints `value` as JSON under --json, else the human rendering. */
+/** Prints `value` as JSON under --json, else the human rendering; either way escaped. */
 export function emit(command: Command, value: unknown, human: () => string): void {
   if (wantsJson(command)) printJson(value);
-  else process.stdout.write(`${human()}\n`);
+  else process.stdout.write(`${escapeControls(human(), '\n')}\n`);
 }

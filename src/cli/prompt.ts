@@ -1,10 +1,15 @@
 import { UsageError } from './errors.ts';
 
-/** Asks for a secret on the terminal without echoing it. Only on a TTY; scripts pass flags or stdin. */
-export function promptHidden(question: string): Promise<string> {
+/**
+ * Asks for a secret on the terminal without echoing it. Only on a TTY; scripts pass flags or stdin,
+ * and without a terminal the usage error says how (`otherwise`: "pass --password-stdin", say).
+ */
+export function promptHidden(question: string, otherwise: string): Promise<string> {
   const input = process.stdin;
-  if (!input.isTTY)
-    throw new UsageError(`${question.replace(/:\s*$/, '')} is required (no terminal to ask on)`);
+  if (!input.isTTY) {
+    const what = question.replace(/\s*\(.*\)|:\s*$/g, '');
+    throw new UsageError(`${what} is required and there is no terminal to ask on: ${otherwise}`);
+  }
   process.stderr.write(question);
   return new Promise((resolve, reject) => {
     let value = '';

@@ -1,7 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
+import { loadState } from '../../src/command.ts';
 import { accountsFeature } from '../../src/domain/accounts/feature.ts';
+import {
+  type ApiKeyState,
+  apiKeyStream,
+  emailReservationStream,
+  type OrganizationState,
+  organizationStream,
+  type UserState,
+  userStream,
+} from '../../src/domain/accounts/streams.ts';
+import type { EventStore } from '../../src/event-store/port.ts';
 import type { ZodApp } from '../../src/http/app.ts';
 
 /**
@@ -115,3 +126,62 @@ export async function issueKey(
   if (res.status !== 201) throw new Error(`issuing a key failed: ${res.status} ${JSON.stringify(res.body)}`);
   return { apiKey: res.body.apiKey, keyId: res.body.keyMetadata.id };
 }
+
+/** One bootstrap attempt of an address, as its streams in the log tell it. */
+export interface AttemptView {
+  /** Its reservation of the address was marked completed. */
+  completed: boolean;
+  userId: string;
+  organizationId: string;
+  keyId: string;
+  organization: OrganizationState;
+  user: UserState['status'];
+  key: ApiKeyState['status'];
+}
+
+/** Every bootstrap attempt ever made for `email`, oldest first, read from the log. */
+export async function bootstrapAttempts(store: EventStore, email: string): Promise<AttemptView[]> {
+  const events = await store.readStream(emailReservationStream.name(email));
+  const reserved = events.filter((e) => e.type === 'EmailReserved');
+  const completed = new Set(
+    events.filter((e) => e.type === 'BootstrapCompleted').map((e) => (e.data as { userId: string }).userId),
+  );
+  return Promise.all(
+    reserved.map(async (event) => {
+      const { userId, organizationId, keyId } = event.data as Record<
+        'userId' | 'organizationId' | 'keyId',
+        string
+      >;
+      const [organization, user, key] = await Promise.all([
+        loadState(store, organizationStream.name(organizationId), organizationStream),
+        loadState(store, userStream.name(userId), userStream),
+        loadState(store, apiKeyStream.name(keyId), apiKeyStream),
+      ]);
+      return {
+        completed: completed.has(userId),
+        userId,
+        organizationId,
+        keyId,
+        organization: organization.state,
+        user: user.state.status,
+        key: key.state.status,
+      };
+    }),
+  );
+}
+
+/** An account someone can use: completed, its organization with its credits, its user, its key. */
+export const usable = (a: AttemptView) =>
+  a.completed &&
+  a.organization.exists &&
+  !a.organization.abandoned &&
+  a.user === 'registered' &&
+  a.key === 'active';
+
+/** An attempt undone to the end: nothing of it usable, and its credits withdrawn. */
+export const undone = (a: AttemptView) =>
+  !a.completed &&
+  a.organization.abandoned &&
+  a.organization.balance === 0 &&
+  a.user === 'abandoned' &&
+  a.key === 'revoked';

@@ -3,13 +3,41 @@ import { SCOPES } from '../../auth/scopes.ts';
 import type { EventsOf } from '../../stream.ts';
 
 /**
- * The events of accounts: the email reservation, organization, user and API key streams. None holds a
- * password or a key secret; only their hashes (scrypt for the password, SHA-256 for the secret).
+ * The events of accounts: the email reservation, organization, user, API key and login streams. None
+ * holds a password or a key secret; only their hashes (scrypt for the password, SHA-256 for the secret).
  */
 const id = z.string().min(1);
 const scope = z.enum(SCOPES);
+const passwordHash = z.string().startsWith('scrypt$');
+/** Why a bootstrap's parts were given up: it failed, or a later bootstrap took its address over. */
+const undoReason = z.enum(['failed', 'taken_over']);
 
-const EmailReserved = z.object({ email: z.string(), userId: id, organizationId: id });
+/**
+ * Version 2 names everything the bootstrap will create (so that whoever finds it unfinished can undo
+ * exactly that), the password's hash (so that a retry can prove it is the same person) and when.
+ * Version 1 named the user and organization only; it is read with nulls, as a bootstrap that finished
+ * (src/domain/accounts/streams.ts says why).
+ */
+const EmailReserved = {
+  schema: z.object({
+    email: z.string(),
+    userId: id,
+    organizationId: id,
+    keyId: id.nullable(),
+    passwordHash: passwordHash.nullable(),
+    reservedAt: z.iso.datetime().nullable(),
+  }),
+  version: 2,
+  upcasters: {
+    1: (data: unknown) => ({ ...(data as object), keyId: null, passwordHash: null, reservedAt: null }),
+  },
+};
+
+/** Every part of the bootstrap exists: from here on the address belongs to this account for good. */
+const BootstrapCompleted = z.object({ email: z.string(), userId: id, organizationId: id, keyId: id });
+
+/** An unfinished bootstrap gave the address back (its parts are abandoned first). */
+const EmailReleased = z.object({ email: z.string(), userId: id, organizationId: id, reason: undoReason });
 
 const OrganizationCreated = z.object({ organizationId: id, name: z.string(), createdBy: id });
 
@@ -19,14 +47,24 @@ const CreditsGranted = z.object({
   reason: z.string(),
 });
 
+/** The organization of an unfinished bootstrap: nobody holds a key to it, so its credits go. */
+const OrganizationAbandoned = z.object({
+  organizationId: id,
+  reason: undoReason,
+  creditsWithdrawn: z.number().int().nonnegative(),
+});
+
 const UserRegistered = z.object({
   userId: id,
   organizationId: id,
   email: z.string(),
   firstName: z.string().nullable(),
   lastName: z.string().nullable(),
-  passwordHash: z.string().startsWith('scrypt$'),
+  passwordHash,
 });
+
+/** The user of an unfinished bootstrap: gone, so that the address can be registered again. */
+const UserAbandoned = z.object({ userId: id, reason: undoReason });
 
 const ApiKeyIssued = z.object({
   keyId: id,
@@ -40,15 +78,20 @@ const ApiKeyIssued = z.object({
 
 const ApiKeyRevoked = z.object({ keyId: id, organizationId: id });
 
-export const emailReservationEvents = { EmailReserved };
-export const organizationEvents = { OrganizationCreated, CreditsGranted };
-export const userEvents = { UserRegistered };
+/** A login with this account's email and a wrong password. What was typed is not kept, in any form. */
+const LoginFailed = z.object({ userId: id });
+
+export const emailReservationEvents = { EmailReserved, BootstrapCompleted, EmailReleased };
+export const organizationEvents = { OrganizationCreated, CreditsGranted, OrganizationAbandoned };
+export const userEvents = { UserRegistered, UserAbandoned };
 export const apiKeyEvents = { ApiKeyIssued, ApiKeyRevoked };
+export const loginEvents = { LoginFailed };
 
 export type EmailReservationEvent = EventsOf<typeof emailReservationEvents>;
 export type OrganizationEvent = EventsOf<typeof organizationEvents>;
 export type UserEvent = EventsOf<typeof userEvents>;
 export type ApiKeyEvent = EventsOf<typeof apiKeyEvents>;
+export type UndoReason = z.infer<typeof undoReason>;
 
 /** Credits a new organization starts with (contract, section 8). */
 export const STARTER_CREDITS = 50;

@@ -1,37 +1,103 @@
 import type { Scope } from '../../auth/scopes.ts';
 import { defineStream } from '../../stream.ts';
-import { apiKeyEvents, emailReservationEvents, organizationEvents, userEvents } from './events.ts';
+import {
+  apiKeyEvents,
+  emailReservationEvents,
+  loginEvents,
+  organizationEvents,
+  userEvents,
+} from './events.ts';
 
-/** `email-<address>`: reserved with expected revision no_stream, so the one writer of an email wins. */
+/** What a bootstrap in progress will create, named before it creates any of it. */
+export interface BootstrapAttempt {
+  userId: string;
+  organizationId: string;
+  keyId: string;
+  passwordHash: string;
+  /** ISO time of the reservation. */
+  reservedAt: string;
+}
+
+export type EmailReservationState =
+  | { status: 'free' }
+  | { status: 'pending'; attempt: BootstrapAttempt }
+  | { status: 'completed'; userId: string; organizationId: string };
+
+/**
+ * `email-<address>`: who holds an address. A bootstrap reserves it (pending), then completes it once
+ * every part exists; an unfinished one releases it. Appended with the revision read, so of any number
+ * of bootstraps of one address exactly one holds it at a time.
+ *
+ * A reservation of version 1 (before bootstraps could be undone) named no attempt: it counts as
+ * completed. Nearly all of them were, and the one unsafe mistake would be to let a stranger take over
+ * an account that exists; an unfinished one of those days stays reserved, as it did then.
+ */
 export const emailReservationStream = defineStream({
   category: 'email',
   id: (email: string) => email.toLowerCase(),
   events: emailReservationEvents,
-  initialState: () => ({ reserved: false }),
-  evolve: (_state, event) => {
+  initialState: (): EmailReservationState => ({ status: 'free' }),
+  evolve: (_state, event): EmailReservationState => {
     switch (event.type) {
-      case 'EmailReserved':
-        return { reserved: true };
+      case 'EmailReserved': {
+        const { userId, organizationId, keyId, passwordHash, reservedAt } = event.data;
+        if (keyId === null || passwordHash === null || reservedAt === null)
+          return { status: 'completed', userId, organizationId };
+        return { status: 'pending', attempt: { userId, organizationId, keyId, passwordHash, reservedAt } };
+      }
+      case 'BootstrapCompleted':
+        return { status: 'completed', userId: event.data.userId, organizationId: event.data.organizationId };
+      case 'EmailReleased':
+        return { status: 'free' };
       default: {
-        const never: never = event.type;
+        const never: never = event;
         return never;
       }
     }
   },
+  history: {
+    description: 'who holds an email address: free, a bootstrap in progress, or an account',
+    view: (state) => {
+      if (state.status !== 'pending') return state;
+      const { passwordHash: _hash, ...attempt } = state.attempt;
+      return { status: state.status, attempt };
+    },
+  },
 });
+
+/**
+ * How long an unfinished bootstrap keeps its address from a stranger (another password). Its owner,
+ * proving the same password, takes it over at once; either only once no process works on it any more
+ * (commands/accounts/bootstrap-account.ts holds a lock for that).
+ */
+export const TAKEOVER_GRACE_MS = 10 * 60_000;
+
+/** Whether a new bootstrap may undo an unfinished one and take its address. */
+export function takeoverAllowed(attempt: BootstrapAttempt, samePassword: boolean, now: Date): boolean {
+  return samePassword || now.getTime() - Date.parse(attempt.reservedAt) >= TAKEOVER_GRACE_MS;
+}
+
+export interface OrganizationState {
+  exists: boolean;
+  /** Given up with its bootstrap: nothing may create it again. */
+  abandoned: boolean;
+  balance: number;
+}
 
 /** `organization-<id>`: the organization and its credit balance. */
 export const organizationStream = defineStream({
   category: 'organization',
   id: (organizationId: string) => organizationId,
   events: organizationEvents,
-  initialState: () => ({ exists: false, balance: 0 }),
-  evolve: (state, event) => {
+  initialState: (): OrganizationState => ({ exists: false, abandoned: false, balance: 0 }),
+  evolve: (state, event): OrganizationState => {
     switch (event.type) {
       case 'OrganizationCreated':
         return { ...state, exists: true };
       case 'CreditsGranted':
         return { ...state, balance: state.balance + event.data.amount };
+      case 'OrganizationAbandoned':
+        return { ...state, abandoned: true, balance: 0 };
       default: {
         const never: never = event;
         return never;
@@ -41,20 +107,35 @@ export const organizationStream = defineStream({
   history: { description: 'an organization and its credit balance' },
 });
 
+export type UserState =
+  | { status: 'none' }
+  | { status: 'registered'; organizationId: string; passwordHash: string }
+  | { status: 'abandoned' };
+
 export const userStream = defineStream({
   category: 'user',
   id: (userId: string) => userId,
   events: userEvents,
-  initialState: () => ({ exists: false }),
-  evolve: (_state, event) => {
+  initialState: (): UserState => ({ status: 'none' }),
+  evolve: (_state, event): UserState => {
     switch (event.type) {
       case 'UserRegistered':
-        return { exists: true };
+        return {
+          status: 'registered',
+          organizationId: event.data.organizationId,
+          passwordHash: event.data.passwordHash,
+        };
+      case 'UserAbandoned':
+        return { status: 'abandoned' };
       default: {
-        const never: never = event.type;
+        const never: never = event;
         return never;
       }
     }
+  },
+  history: {
+    description: 'a user: registered or abandoned (never the password hash)',
+    view: (state) => ({ status: state.status }),
   },
 });
 
@@ -62,7 +143,10 @@ export type ApiKeyState =
   | { status: 'none' }
   | { status: 'active' | 'revoked'; organizationId: string; scopes: readonly Scope[] };
 
-/** `apikey-<keyId>`: one API key's life, issued once and revoked at most once. */
+/**
+ * `apikey-<keyId>`: one API key's life, issued once and revoked at most once. A revocation of a key
+ * never issued (an undone bootstrap's key) leaves it revoked with no scopes: it can never be issued.
+ */
 export const apiKeyStream = defineStream({
   category: 'apikey',
   id: (keyId: string) => keyId,
@@ -73,7 +157,9 @@ export const apiKeyStream = defineStream({
       case 'ApiKeyIssued':
         return { status: 'active', organizationId: event.data.organizationId, scopes: event.data.scopes };
       case 'ApiKeyRevoked':
-        return state.status === 'none' ? state : { ...state, status: 'revoked' };
+        return state.status === 'none'
+          ? { status: 'revoked', organizationId: event.data.organizationId, scopes: [] }
+          : { ...state, status: 'revoked' };
       default: {
         const never: never = event;
         return never;
@@ -83,4 +169,32 @@ export const apiKeyStream = defineStream({
   history: { description: 'an API key: active or revoked, and its scopes (never its secret)' },
 });
 
-export const accountStreams = [emailReservationStream, organizationStream, userStream, apiKeyStream];
+/**
+ * `login-<userId>`: the failed logins of one user, apart from the user's stream so that however many
+ * there are, a login (which reads the user's stream) does not read them. Only appended, never decided on.
+ */
+export const loginStream = defineStream({
+  category: 'login',
+  id: (userId: string) => userId,
+  events: loginEvents,
+  initialState: () => ({ failed: 0 }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'LoginFailed':
+        return { failed: state.failed + 1 };
+      default: {
+        const never: never = event.type;
+        return never;
+      }
+    }
+  },
+  history: { description: 'how many logins with the email of this user had a wrong password' },
+});
+
+export const accountStreams = [
+  emailReservationStream,
+  organizationStream,
+  userStream,
+  apiKeyStream,
+  loginStream,
+];

@@ -5,12 +5,23 @@ import type { UserRow } from '../../../projections/accounts/users.ts';
 import { API_KEY_USAGE } from '../../auth/last-used.ts';
 import { SCOPES } from '../../auth/scopes.ts';
 import type { Pool } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
 
 /**
  * The shapes the accounts API answers with (bootstrap, key issue, /api/me, key listing). Queries build
  * them from the read models' rows; commands from the events they recorded (log-views.ts), as rows of
  * the same fields, so that both agree with what a later GET shows.
  */
+/** Where one key is read (GET), and what the calls that create one name in `Location`. */
+export const keyPath = (keyId: string) => `/api/keys/${encodeURIComponent(keyId)}`;
+
+/** The path parameters of `/api/keys/{keyId}`. */
+export const keyParams = z.object({ keyId: z.string().min(1).max(64) });
+
+/** Another organization's key is answered like a key that does not exist: ids are not probed. */
+export const keyNotFound = (keyId: string) =>
+  new AppError('not_found', `No API key ${keyId} in this organization.`);
+
 export const keyMetadataSchema = z.object({
   id: z.string(),
   name: z.string(),
@@ -87,21 +98,23 @@ export async function readKey(pool: Pool, keyId: string): Promise<ApiKeyRow | un
 }
 
 /**
- * A page of the organization's keys, oldest first, after the (created_at, key_id) of `after`. The
+ * The organization's keys, oldest first: all of them, or a page after the (created_at, key_id) of
+ * `after`. The
  * creation time travels as PostgreSQL's own text of it: a Date would drop its microseconds, and the
  * next page would show the last key again.
  */
 export async function readOrganizationKeys(
   pool: Pool,
   organizationId: string,
-  page: { limit: number; after?: readonly string[] },
+  page: { limit?: number; after?: readonly string[] } = {},
 ): Promise<(ApiKeyRow & { created_at_exact: string })[]> {
   const [createdAt, keyId] = page.after ?? [];
   const { rows } = await pool.query<ApiKeyRow & { created_at_exact: string }>(
     `SELECT ${KEY_FIELDS}, k.created_at::text AS created_at_exact FROM ${KEYS_WITH_USAGE}
      WHERE k.organization_id = $1 AND ($2::timestamptz IS NULL OR (k.created_at, k.key_id) > ($2::timestamptz, $3))
      ORDER BY k.created_at, k.key_id LIMIT $4`,
-    [organizationId, createdAt ?? null, keyId ?? '', page.limit + 1],
+    // LIMIT NULL is no limit; a page reads one more row to know whether another page follows.
+    [organizationId, createdAt ?? null, keyId ?? '', page.limit === undefined ? null : page.limit + 1],
   );
   return rows;
 }

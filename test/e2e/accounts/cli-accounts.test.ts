@@ -149,6 +149,7 @@ test('an API error prints its problem detail and exits 1', async (ctx) => {
     'short',
     '--organization-name',
     'X',
+    '--no-save',
   ]);
   assert.is(invalid.code, 1);
   assert.match(invalid.stderr, 'password:');
@@ -162,7 +163,16 @@ test('usage errors exit 2: an unknown command, a missing flag, an unknown scope,
   const noKey = await stk({ ...ctx, config: join(ctx.dir, 'empty.json') }, ['whoami']);
   assert.is(noKey.code, 2);
   assert.match(noKey.stderr, 'stk login');
-  assert.is((await stk(ctx, ['bootstrap', '--email', 'x@example.com', '--organization-name', 'X'])).code, 2);
+  const noPassword = await stk(ctx, [
+    'bootstrap',
+    '--email',
+    'x@example.com',
+    '--organization-name',
+    'X',
+    '--no-save',
+  ]);
+  assert.is(noPassword.code, 2);
+  assert.match(noPassword.stderr, '--password-stdin');
 });
 
 test('stk login checks the key and saves it; bootstrap reads a password from stdin', async (ctx) => {

@@ -106,12 +106,14 @@ test('20 simultaneous bootstraps with one email: exactly one 201, the others 409
   const statuses = answers.map((a) => a.status).sort();
   assert.equal(statuses, [201, ...Array(19).fill(409)]);
   assert.ok(answers.filter((a) => a.status === 409).every((a) => a.body.code === 'email_taken'));
-  // One reservation, one organization (created + starter credits), one user, one key: nothing of the losers.
+  // One reservation and its completion, one organization (created + starter credits), one user, one
+  // key: nothing of the losers.
   const { rows } = await t.db.pool.query('SELECT type FROM events ORDER BY position OFFSET $1', [
     eventsBefore,
   ]);
   assert.equal(rows.map((r) => r.type).sort(), [
     'ApiKeyIssued',
+    'BootstrapCompleted',
     'CreditsGranted',
     'EmailReserved',
     'OrganizationCreated',

@@ -1,11 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createOrganization, reserveEmail } from '../../../commands/accounts/bootstrap-account.ts';
+import { createOrganization, reserveEmail } from '../../../commands/accounts/bootstrap-attempt.ts';
 import { type IssueKey, issueKey } from '../../../commands/accounts/issue-api-key.ts';
 import { revokeKey } from '../../../commands/accounts/revoke-api-key.ts';
 import type { ApiKeyEvent } from '../../../src/domain/accounts/events.ts';
 import { organizationStream } from '../../../src/domain/accounts/streams.ts';
-import { given } from '../../support/decider-spec.ts';
+import { given, NOW } from '../../support/decider-spec.ts';
 
 const test = suite('accounts: deciders (given events, when command, then events or refusal)');
 
@@ -32,7 +32,14 @@ const issue: IssueKey = {
 };
 
 test('an email is reserved once; a second reservation is email_taken', () => {
-  const command = { email: 'a@b.c', userId: 'u1', organizationId: 'o1' };
+  const command = {
+    email: 'a@b.c',
+    userId: 'u1',
+    organizationId: 'o1',
+    keyId: 'k1',
+    passwordHash: 'scrypt$x',
+    reservedAt: NOW.toISOString(),
+  };
   const first = given(reserveEmail, [])
     .when(command)
     .thenEvents([{ type: 'EmailReserved', data: command }]);
@@ -72,7 +79,7 @@ test('a key grants only scopes its grantor holds; a bootstrap (no grantor) grant
 });
 
 test('revoking: own key revoked once; again nothing; other organization or unknown key not_found', () => {
-  const revoke = { keyId: 'k1', organizationId: 'o1' };
+  const revoke = { keyId: 'k1', organizationId: 'o1', otherAdminKeys: 0 };
   const first = given(revokeKey, [issued])
     .when(revoke)
     .thenEvents([{ type: 'ApiKeyRevoked', data: { keyId: 'k1', organizationId: 'o1' } }]);

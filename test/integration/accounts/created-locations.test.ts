@@ -1,0 +1,118 @@
+import type { RouteOptions } from 'fastify';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createAuthenticator } from '../../../src/auth/authenticator.ts';
+import type { RouteModule } from '../../../src/http/app.ts';
+import { service } from '../../../src/modules.ts';
+import { type Answer, bearer, bootstrapAccount, call, someClientAddress } from '../../support/accounts.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+import { createTable } from '../../support/tables.ts';
+
+/*
+ * Every route of the service that answers 201 (its response schema has one) names what it created in
+ * `Location`, a path a GET with the same key reads; those whose answer carries a key's secret also say
+ * `Cache-Control: no-store`. The routes are collected from the service as registered, so a new 201
+ * route fails here until it has a case below.
+ */
+const created: string[] = [];
+const collector: RouteModule = (app) => {
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const responses = (route.schema as { response?: Record<string, unknown> } | undefined)?.response;
+    if (responses && '201' in responses) created.push(`${route.method} ${route.url}`);
+  });
+};
+
+interface Ctx {
+  t: TestApp;
+  key: string;
+  tableId: string;
+  email: string;
+  password: string;
+}
+
+interface Case {
+  request: (ctx: Ctx) => Promise<Answer>;
+  /** The id the answer gives the thing created: the one `Location` must name. */
+  id: (body: Answer['body']) => string;
+  /** The key to read `Location` with (default: the suite's). */
+  reader?: (body: Answer['body']) => string;
+  secret?: boolean;
+}
+
+const publicPost = (ctx: Ctx, path: string, body: object) =>
+  call(ctx.t.app, 'POST', path, { headers: { 'x-forwarded-for': someClientAddress() }, body });
+const post = (ctx: Ctx, path: string, body: object) =>
+  call(ctx.t.app, 'POST', path, { headers: bearer(ctx.key), body });
+
+const CASES: Record<string, Case> = {
+  'POST /api/auth/agent-bootstrap': {
+    request: (ctx) =>
+      publicPost(ctx, '/api/auth/agent-bootstrap', {
+        email: 'located@example.com',
+        password: 'a long enough password',
+        organization_name: 'Located',
+      }),
+    id: (body) => body.keyMetadata.id,
+    reader: (body) => body.apiKey,
+    secret: true,
+  },
+  'POST /api/auth/login': {
+    request: (ctx) =>
+      publicPost(ctx, '/api/auth/login', { email: ctx.email, password: ctx.password, key_name: 'l' }),
+    id: (body) => body.keyMetadata.id,
+    secret: true,
+  },
+  'POST /api/keys': {
+    request: (ctx) => post(ctx, '/api/keys', { name: 'located', scopes: ['tables:read'] }),
+    id: (body) => body.keyMetadata.id,
+    secret: true,
+  },
+  'POST /api/tables': {
+    request: (ctx) => post(ctx, '/api/tables', { name: 'Located' }),
+    id: (body) => body.id,
+  },
+  'POST /api/tables/:tableId/columns': {
+    request: (ctx) =>
+      post(ctx, `/api/tables/${ctx.tableId}/columns`, { label: 'Company', kind: 'input', dataType: 'text' }),
+    id: (body) => body.id,
+  },
+};
+
+const test = suite<Ctx>('every 201 names what it created in Location');
+
+test.before(async (ctx) => {
+  ctx.t = await startTestApp({
+    projections: service.projections,
+    routes: [collector, ...service.routes],
+    authenticator: createAuthenticator,
+  });
+  const account = await bootstrapAccount(ctx.t.app);
+  Object.assign(ctx, { key: account.apiKey, email: account.email, password: account.password });
+  ctx.tableId = await createTable(ctx.t.app, ctx.key, 'Parent');
+});
+test.after(async (ctx) => {
+  await ctx.t.close();
+});
+
+test('the cases below are every route answering 201', () => {
+  assert.ok(created.length > 0);
+  assert.equal([...created].sort(), Object.keys(CASES).sort());
+});
+
+for (const [route, check] of Object.entries(CASES)) {
+  test(`${route}: Location reads back what was created`, async (ctx) => {
+    const res = await check.request(ctx);
+    assert.is(res.status, 201, JSON.stringify(res.body));
+    const location = res.headers.location;
+    assert.type(location, 'string', `${route} sends no Location`);
+    assert.ok(location!.startsWith('/api/') && location!.endsWith(`/${check.id(res.body)}`), location);
+    const read = await call(ctx.t.app, 'GET', location!, {
+      headers: bearer(check.reader?.(res.body) ?? ctx.key),
+    });
+    assert.is(read.status, 200, `GET ${location}: ${JSON.stringify(read.body)}`);
+    assert.is(read.body.id, check.id(res.body));
+    if (check.secret) assert.is(res.headers['cache-control'], 'no-store', route);
+  });
+}
+
+test.run();
