@@ -1,9 +1,9 @@
-import pg from 'pg';
 import { SLUG_PATTERN } from '../../content-api/article.ts';
 import { ContentApiError, PAGE_SIZE } from '../../content-api/client.ts';
 import { unwrapArticle } from '../../content-api/mapping.ts';
 import { Semaphore } from '../../content-api/semaphore.ts';
 import type { Pool } from '../../db/pool.ts';
+import { withSessionLock } from '../../db/session-lock.ts';
 import { AppError } from '../../errors.ts';
 import { type SyncContext, syncItem } from './sync-item.ts';
 
@@ -101,24 +101,14 @@ export async function runFullSync(
   return { firstPageFailed: false };
 }
 
-/**
- * One full sync at a time, across processes: a session-level advisory lock on a connection of its own,
- * held for the whole sync (a pooled connection would carry the lock back into the pool).
- */
-export async function withFullSyncLock<T>(pool: Pool, fn: () => Promise<T>): Promise<T> {
-  const client = new pg.Client(pool.options);
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    const { rows } = await client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [LOCK_KEY]);
-    if (!rows[0].ok)
-      throw new AppError('sync_in_progress', 'A full sync is already running; try again later.');
-    try {
-      return await fn();
-    } finally {
-      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [LOCK_KEY]).catch(() => {});
-    }
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+/** One full sync at a time, across processes: a session-level advisory lock held for the whole sync. */
+export const withFullSyncLock = <T>(pool: Pool, fn: () => Promise<T>): Promise<T> =>
+  withSessionLock(
+    pool,
+    LOCK_KEY,
+    {
+      wait: false,
+      busy: () => new AppError('sync_in_progress', 'A full sync is already running; try again later.'),
+    },
+    fn,
+  );
