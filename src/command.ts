@@ -65,9 +65,12 @@ function decideOn<S, C, E extends DomainEvent>(
   };
 }
 
-/** Back off a little, more each time, so that a crowd of writers spreads out. */
+/**
+ * Back off a little, more each time up to 30 ms, so that a crowd of writers spreads out. Capped so that
+ * a writer out of retries (100 for a PATCH) hears so in about a second and a half, not ten or more.
+ */
 const conflictBackoff = (attempt: number) =>
-  new Promise((r) => setTimeout(r, Math.random() * 5 * (attempt + 1)));
+  new Promise((r) => setTimeout(r, Math.random() * 5 * Math.min(attempt + 1, 6)));
 
 /**
  * Read, decide, append with the revision read; on a concurrent write, read again and decide again

@@ -107,7 +107,8 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         tags: ['columns'],
         summary: 'Patch label, position, isImportant, autoRun or config of a column',
         description:
-          'Send If-Match with the ETag of a GET or PATCH for strict control: a stale one gets 412.',
+          'Send If-Match with the ETag of a GET or PATCH for strict control: a stale one gets 412. ' +
+          'Without it a PATCH is decided again on top of concurrent changes; 409 when they kept coming.',
         params: ColumnParams,
         headers: z.looseObject({ 'if-match': z.string().optional() }),
         body: PatchColumnBody,
@@ -141,8 +142,9 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         await readYourWrites(deps, result.appended?.position, [columnsProjection]);
         return reply.header('etag', etagOf(result.revision)).send(result.state.column!);
       } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) throw stale();
-        throw error;
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        // With If-Match the caller asked for that revision; without, others kept writing first.
+        throw expected === undefined ? tooBusy() : stale();
       }
     },
   );
@@ -150,3 +152,9 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
 
 const stale = () =>
   new AppError('precondition_failed', 'The column changed since that ETag; GET it again and retry.');
+
+const tooBusy = () =>
+  new AppError(
+    'conflict',
+    `Too many concurrent changes to this column: it changed under this PATCH on each of ${MAX_RETRIES + 1} attempts. Retry the request.`,
+  );
