@@ -20,7 +20,7 @@ import {
 } from '../../src/domain/columns/fields.ts';
 import {
   columnNotFound,
-  loadTableForWrite,
+  loadTableForWriteWith,
   memberColumn,
   tableOrganizations,
 } from '../../src/domain/tables/access.ts';
@@ -118,7 +118,17 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
     async (request, reply) => {
       const principal = principalOf(request);
       const { tableId, columnId } = request.params;
-      const { state: table } = await loadTableForWrite(deps.store, tableId, principal);
+      // Both streams in one read: the table's for access and context, the column's to decide on.
+      const { table: loadedTable, other: loaded } = await loadTableForWriteWith(
+        deps.store,
+        tableId,
+        principal,
+        {
+          stream: columnStream.name(tableId, columnId),
+          definition: columnStream,
+        },
+      );
+      const table = loadedTable.state;
       memberColumn(table, columnId);
       const expected = ifMatchRevision(request.headers['if-match']);
       if (expected === 'stale') throw stale();
@@ -136,6 +146,7 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
           command: { tableId, columnId, patch: request.body as ColumnPatch, context },
           metadata: eventMetadata(request),
           now: deps.clock(),
+          loaded,
           expectedRevision: expected,
           maxRetries: MAX_RETRIES,
         });

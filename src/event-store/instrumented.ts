@@ -51,6 +51,10 @@ export class InstrumentedEventStore implements EventStore {
     return this.inner.readLastEvents(streams);
   }
 
+  readStreams(reads: readonly { stream: string; from?: bigint }[]): Promise<Map<string, RecordedEvent[]>> {
+    return this.inner.readStreams(reads);
+  }
+
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {
     return this.inner.readStream(stream, options);
   }

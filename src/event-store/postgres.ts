@@ -219,6 +219,22 @@ export class PostgresEventStore implements EventStore {
     return rows.map((r) => this.toRecorded(r));
   }
 
+  async readStreams(
+    reads: readonly { stream: string; from?: bigint }[],
+  ): Promise<Map<string, RecordedEvent[]>> {
+    const out = new Map(reads.map((r) => [r.stream, [] as RecordedEvent[]]));
+    if (reads.length === 0) return out;
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r(name, from_revision, i)
+       CROSS JOIN LATERAL (SELECT * FROM events WHERE stream_name = r.name
+                           AND stream_revision >= r.from_revision) AS events
+       ORDER BY r.i, events.stream_revision`,
+      [reads.map((r) => r.stream), reads.map((r) => String(r.from ?? 0n))],
+    );
+    for (const row of rows) out.get(row.stream_name)!.push(this.toRecorded(row));
+    return out;
+  }
+
   async readLastEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>> {
     const { rows } = await this.pool.query<EventRow>(
       `SELECT ${COLUMNS} FROM unnest($1::text[]) AS s(name)
