@@ -23,7 +23,12 @@ function countAppended(events: readonly NewEvent[]): void {
  * store answers as a no-op is counted again: the counter is of successful append calls' events.
  */
 export class InstrumentedEventStore implements EventStore {
-  constructor(private readonly inner: EventStore) {}
+  /** Present exactly when the inner store has it. */
+  readonly nudge?: () => void;
+
+  constructor(private readonly inner: EventStore) {
+    if (inner.nudge) this.nudge = () => inner.nudge?.();
+  }
 
   get kind(): EventStore['kind'] {
     return this.inner.kind;

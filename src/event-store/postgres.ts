@@ -15,7 +15,7 @@ import type {
   StreamAppend,
   StreamAppendOutcome,
 } from './port.ts';
-import { START } from './port.ts';
+import { comparePositions, START } from './port.ts';
 import { LiveTail } from './postgres-live-tail.ts';
 import type { EventRegistry } from './registry.ts';
 
@@ -97,7 +97,7 @@ export class PostgresEventStore implements EventStore {
       throw error;
     }
     const result = await this.settle(call, row);
-    this.tail.appended();
+    this.tail.appended(result.position);
     return result;
   }
 
@@ -140,7 +140,8 @@ export class PostgresEventStore implements EventStore {
         }
       }),
     );
-    if (rows.some((r) => r.ok)) this.tail.appended();
+    const landed = outcomes.flatMap((o) => (o.ok ? [o.result.position] : []));
+    if (landed.length > 0) this.tail.appended(landed.reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b)));
     return outcomes;
   }
 
@@ -266,6 +267,10 @@ export class PostgresEventStore implements EventStore {
       ],
     );
     return rows.map((r) => this.toRecorded(r));
+  }
+
+  nudge(): void {
+    this.tail.nudge();
   }
 
   subscribeAll(from: Position = START): Observable<RecordedEvent> {

@@ -23,6 +23,8 @@ export interface CommitterHooks {
   /** Called once a poison event is recorded, before `onError` hears of it. */
   markFailed: () => void;
   onError?: (error: unknown, context: string) => void;
+  /** After each transaction of this committer commits (it may have held readers of the log back). */
+  committed?: () => void;
 }
 
 /**
@@ -87,6 +89,7 @@ export class BatchCommitter {
       await this.guardCheckpoint(tx, this.committed);
       await checkpoints.advance(tx, this.projection.name, position, 0);
     });
+    this.hooks.committed?.();
     this.markCommitted(position);
   }
 
@@ -110,6 +113,7 @@ export class BatchCommitter {
       },
       checkpoints.advanceSql(this.projection.name, last, handled.length),
     );
+    this.hooks.committed?.();
     this.markCommitted(last);
   }
 

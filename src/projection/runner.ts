@@ -55,6 +55,8 @@ export class ProjectionRunner {
         this.state = 'failed';
       },
       onError: (error, context) => this.options.onError?.(error, context),
+      // A batch's transaction keeps the log's readers below it: once it commits, they go on at once.
+      committed: () => this.store.nudge?.(),
     });
   }
 
