@@ -193,7 +193,7 @@ try {
     const patchRatio = api!.rps / baseline!.rps;
     const met = (yes: boolean) => (yes ? 'met' : 'NOT met');
     const patchVerdict =
-      `${patchRatio.toFixed(2)}x (target >= ${PATCH_TARGET}x: ${met(patchRatio >= PATCH_TARGET)}); ` +
+      `${patchRatio.toFixed(3)}x (target >= ${PATCH_TARGET}x: ${met(patchRatio >= PATCH_TARGET)}); ` +
       `API p50 ${api!.p50.toFixed(1)} ms (aim < ${PATCH_AIMS.p50}: ${met(api!.p50 < PATCH_AIMS.p50)}), ` +
       `p99 ${api!.p99.toFixed(1)} ms (aim < ${PATCH_AIMS.p99}: ${met(api!.p99 < PATCH_AIMS.p99)})`;
     const shared = await measureLoad({
