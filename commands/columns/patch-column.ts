@@ -20,7 +20,7 @@ import {
 } from '../../src/domain/columns/fields.ts';
 import {
   columnNotFound,
-  loadTableForWrite,
+  loadTableForWriteWith,
   memberColumn,
   tableOrganizations,
 } from '../../src/domain/tables/access.ts';
@@ -107,7 +107,8 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         tags: ['columns'],
         summary: 'Patch label, position, isImportant, autoRun or config of a column',
         description:
-          'Send If-Match with the ETag of a GET or PATCH for strict control: a stale one gets 412.',
+          'Send If-Match with the ETag of a GET or PATCH for strict control: a stale one gets 412. ' +
+          'Without it a PATCH is decided again on top of concurrent changes; 409 when they kept coming.',
         params: ColumnParams,
         headers: z.looseObject({ 'if-match': z.string().optional() }),
         body: PatchColumnBody,
@@ -117,7 +118,17 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
     async (request, reply) => {
       const principal = principalOf(request);
       const { tableId, columnId } = request.params;
-      const { state: table } = await loadTableForWrite(deps.store, tableId, principal);
+      // Both streams in one read: the table's for access and context, the column's to decide on.
+      const { table: loadedTable, other: loaded } = await loadTableForWriteWith(
+        deps.store,
+        tableId,
+        principal,
+        {
+          stream: columnStream.name(tableId, columnId),
+          definition: columnStream,
+        },
+      );
+      const table = loadedTable.state;
       memberColumn(table, columnId);
       const expected = ifMatchRevision(request.headers['if-match']);
       if (expected === 'stale') throw stale();
@@ -135,14 +146,16 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
           command: { tableId, columnId, patch: request.body as ColumnPatch, context },
           metadata: eventMetadata(request),
           now: deps.clock(),
+          loaded,
           expectedRevision: expected,
           maxRetries: MAX_RETRIES,
         });
         await readYourWrites(deps, result.appended?.position, [columnsProjection]);
         return reply.header('etag', etagOf(result.revision)).send(result.state.column!);
       } catch (error) {
-        if (error instanceof WrongExpectedRevisionError) throw stale();
-        throw error;
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        // With If-Match the caller asked for that revision; without, others kept writing first.
+        throw expected === undefined ? tooBusy() : stale();
       }
     },
   );
@@ -150,3 +163,9 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
 
 const stale = () =>
   new AppError('precondition_failed', 'The column changed since that ETag; GET it again and retry.');
+
+const tooBusy = () =>
+  new AppError(
+    'conflict',
+    `Too many concurrent changes to this column: it changed under this PATCH on each of ${MAX_RETRIES + 1} attempts. Retry the request.`,
+  );

@@ -47,3 +47,12 @@ export async function readLastEach(
   });
   return out;
 }
+
+/** `readStreams` as one `readStream` per stream, all under way at once. */
+export async function readEach(
+  store: Pick<EventStore, 'readStream'>,
+  reads: readonly { stream: string; from?: bigint }[],
+): Promise<Map<string, RecordedEvent[]>> {
+  const events = await Promise.all(reads.map((r) => store.readStream(r.stream, { from: r.from })));
+  return new Map(reads.map((r, i) => [r.stream, events[i]!]));
+}

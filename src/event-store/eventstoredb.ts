@@ -15,7 +15,7 @@ import {
 } from '@eventstore/db-client';
 import type { Channel } from '@grpc/grpc-js';
 import { Observable } from 'rxjs';
-import { appendEach, readLastEach } from './each-stream.ts';
+import { appendEach, readEach, readLastEach } from './each-stream.ts';
 import {
   isSystemEvent,
   toEsdbExpected,
@@ -94,6 +94,10 @@ export class EventStoreDbStore implements EventStore {
 
   readLastEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>> {
     return readLastEach(this, streams);
+  }
+
+  readStreams(reads: readonly { stream: string; from?: bigint }[]): Promise<Map<string, RecordedEvent[]>> {
+    return readEach(this, reads);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

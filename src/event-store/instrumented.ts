@@ -23,7 +23,12 @@ function countAppended(events: readonly NewEvent[]): void {
  * store answers as a no-op is counted again: the counter is of successful append calls' events.
  */
 export class InstrumentedEventStore implements EventStore {
-  constructor(private readonly inner: EventStore) {}
+  /** Present exactly when the inner store has it. */
+  readonly nudge?: () => void;
+
+  constructor(private readonly inner: EventStore) {
+    if (inner.nudge) this.nudge = () => inner.nudge?.();
+  }
 
   get kind(): EventStore['kind'] {
     return this.inner.kind;
@@ -49,6 +54,10 @@ export class InstrumentedEventStore implements EventStore {
 
   readLastEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>> {
     return this.inner.readLastEvents(streams);
+  }
+
+  readStreams(reads: readonly { stream: string; from?: bigint }[]): Promise<Map<string, RecordedEvent[]>> {
+    return this.inner.readStreams(reads);
   }
 
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]> {

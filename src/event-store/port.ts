@@ -98,10 +98,22 @@ export interface EventStore {
   appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]>;
   /** Oldest first by default. A stream that does not exist reads as empty. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /**
+   * Several streams at once (each named once), each from its own revision (inclusive; the start when
+   * not given), oldest first: what `readStream` gives each, in one round trip where the store can.
+   * Every stream named is in the map, one without events (or none from there) with an empty list.
+   */
+  readStreams(reads: readonly { stream: string; from?: bigint }[]): Promise<Map<string, RecordedEvent[]>>;
   /** The last event of each named stream that has one (streams without events are left out). */
   readLastEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>>;
   /** Events of every stream in global order, strictly after `from`; system events excluded. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /**
+   * PostgreSQL only: a transaction of this process that may have held its followers back has committed
+   * (a projection's batch: readers of the log stay below the oldest transaction still running). The
+   * followers behind what this process has appended read again now rather than at their next poll.
+   */
+  nudge?(): void;
   /** Catches up from `from` (exclusive) and then follows new events live, until unsubscribed. */
   subscribeAll(from?: Position): Observable<RecordedEvent>;
   /** Position of the newest event in the log, or START when it is empty. */

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { Observable } from 'rxjs';
-import type { Position, RecordedEvent } from './port.ts';
+import { comparePositions, type Position, type RecordedEvent, START } from './port.ts';
 
 type ReadPage = (from: Position, limit: number) => Promise<RecordedEvent[]>;
 
@@ -12,6 +13,9 @@ export interface PollBounds {
 }
 
 const DEFAULT_POLL: PollBounds = { minMs: 10, maxMs: 1000 };
+
+/** Appends in any process of the service NOTIFY this channel after their commit. */
+const CHANNEL = 'events_appended';
 
 /**
  * Follows `$all` for any number of subscribers: pages through what is there, then waits for a
@@ -28,8 +32,12 @@ export class LiveTail {
   private notifyAgain = false;
   /** Page reads under way, by wake-up generation and cursor: followers at the same place share one. */
   private readonly reading = new Map<string, Promise<RecordedEvent[]>>();
+  /** The payload of this process's NOTIFYs, so that its LISTEN can tell them from other processes'. */
+  private readonly token = randomUUID();
   /** Counts wake-ups: a follower that was reading when one came reads again instead of sleeping. */
   private generation = 0;
+  /** The furthest position this process has appended: a follower short of it has events to come. */
+  private appendedUpTo: Position = START;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -46,7 +54,12 @@ export class LiveTail {
       let cursor = from;
       let wake: (() => void) | undefined;
       const onWake = () => wake?.();
+      // Only a follower short of this process's appends has anything to gain from a nudge.
+      const onNudge = () => {
+        if (comparePositions(cursor, this.appendedUpTo) < 0) wake?.();
+      };
       this.wakeups.on('wake', onWake);
+      this.wakeups.on('nudge', onNudge);
 
       const loop = async () => {
         await this.ensureListener();
@@ -83,6 +96,7 @@ export class LiveTail {
         active = false;
         wake?.();
         this.wakeups.off('wake', onWake);
+        this.wakeups.off('nudge', onNudge);
       };
     });
   }
@@ -104,9 +118,22 @@ export class LiveTail {
   }
 
   /** After a committed append: wake this process's followers now, other processes with a NOTIFY. */
-  appended(): void {
+  appended(upTo: Position): void {
+    if (comparePositions(upTo, this.appendedUpTo) > 0) this.appendedUpTo = upTo;
     this.wakeAll();
     this.notifyOthers();
+  }
+
+  /**
+   * A transaction of this process has committed that may have kept followers' reads short (they read
+   * only below the oldest transaction still running, and a projection's batch is one): those short of
+   * this process's appends read again now. Without it they would wait for the next append or poll, and
+   * a command waiting to read its own write would wait with them. A follower reading right now reads
+   * again after, as for a wake-up.
+   */
+  nudge(): void {
+    this.generation++;
+    this.wakeups.emit('nudge');
   }
 
   private wakeAll(): void {
@@ -123,7 +150,7 @@ export class LiveTail {
       return;
     }
     this.notifying = this.pool
-      .query('NOTIFY events_appended')
+      .query('SELECT pg_notify($1, $2)', [CHANNEL, this.token])
       .catch(() => {})
       .finally(() => {
         this.notifying = undefined;
@@ -139,14 +166,17 @@ export class LiveTail {
     this.connecting ??= (async () => {
       const options = this.pool.options;
       const client = new pg.Client({ ...options });
-      client.on('notification', () => this.wakeAll());
+      // Our own NOTIFY comes back here too: this process's followers were woken at the append already.
+      client.on('notification', (message) => {
+        if (message.payload !== this.token) this.wakeAll();
+      });
       // A lost LISTEN connection is not fatal: followers keep polling and the next follow reconnects.
       client.on('error', () => {
         if (this.listener === client) this.listener = undefined;
       });
       try {
         await client.connect();
-        await client.query('LISTEN events_appended');
+        await client.query(`LISTEN ${CHANNEL}`);
         this.listener = client;
       } catch {
         await client.end().catch(() => {});

@@ -15,7 +15,7 @@ import type {
   StreamAppend,
   StreamAppendOutcome,
 } from './port.ts';
-import { START } from './port.ts';
+import { comparePositions, START } from './port.ts';
 import { LiveTail } from './postgres-live-tail.ts';
 import type { EventRegistry } from './registry.ts';
 
@@ -97,7 +97,7 @@ export class PostgresEventStore implements EventStore {
       throw error;
     }
     const result = await this.settle(call, row);
-    this.tail.appended();
+    this.tail.appended(result.position);
     return result;
   }
 
@@ -140,7 +140,8 @@ export class PostgresEventStore implements EventStore {
         }
       }),
     );
-    if (rows.some((r) => r.ok)) this.tail.appended();
+    const landed = outcomes.flatMap((o) => (o.ok ? [o.result.position] : []));
+    if (landed.length > 0) this.tail.appended(landed.reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b)));
     return outcomes;
   }
 
@@ -221,6 +222,22 @@ export class PostgresEventStore implements EventStore {
     return rows.map((r) => this.toRecorded(r));
   }
 
+  async readStreams(
+    reads: readonly { stream: string; from?: bigint }[],
+  ): Promise<Map<string, RecordedEvent[]>> {
+    const out = new Map(reads.map((r) => [r.stream, [] as RecordedEvent[]]));
+    if (reads.length === 0) return out;
+    const { rows } = await this.pool.query<EventRow>(
+      `SELECT ${COLUMNS} FROM unnest($1::text[], $2::bigint[]) WITH ORDINALITY AS r(name, from_revision, i)
+       CROSS JOIN LATERAL (SELECT * FROM events WHERE stream_name = r.name
+                           AND stream_revision >= r.from_revision) AS events
+       ORDER BY r.i, events.stream_revision`,
+      [reads.map((r) => r.stream), reads.map((r) => String(r.from ?? 0n))],
+    );
+    for (const row of rows) out.get(row.stream_name)!.push(this.toRecorded(row));
+    return out;
+  }
+
   async readLastEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>> {
     const { rows } = await this.pool.query<EventRow>(
       `SELECT ${COLUMNS} FROM unnest($1::text[]) AS s(name)
@@ -252,6 +269,10 @@ export class PostgresEventStore implements EventStore {
       ],
     );
     return rows.map((r) => this.toRecorded(r));
+  }
+
+  nudge(): void {
+    this.tail.nudge();
   }
 
   subscribeAll(from: Position = START): Observable<RecordedEvent> {

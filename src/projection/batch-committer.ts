@@ -3,11 +3,16 @@ import type { Pool, PoolClient } from '../db/pool.ts';
 import { inTransaction } from '../db/pool.ts';
 import type { Position, RecordedEvent } from '../event-store/port.ts';
 import { comparePositions, START } from '../event-store/port.ts';
-import { checkpoints } from './checkpoints.ts';
+import { type CheckpointRow, type CheckpointTableRow, checkpoints } from './checkpoints.ts';
 import type { Projection } from './types.ts';
 
 /** Thrown inside a batch when another runner moved the checkpoint first: nothing of ours is committed. */
 class CheckpointMoved extends Error {}
+
+/** Never apply on top of a checkpoint someone else moved (a rebuild's swap, a second runner). */
+function guard(row: CheckpointRow | undefined, expected: Position): void {
+  if (!row || comparePositions(row.position, expected) !== 0) throw new CheckpointMoved();
+}
 
 /** How often a projection that handles none of the recent events still records its progress. */
 const IDLE_CHECKPOINT_MS = 1000;
@@ -18,6 +23,8 @@ export interface CommitterHooks {
   /** Called once a poison event is recorded, before `onError` hears of it. */
   markFailed: () => void;
   onError?: (error: unknown, context: string) => void;
+  /** After each transaction of this committer commits (it may have held readers of the log back). */
+  committed?: () => void;
 }
 
 /**
@@ -82,6 +89,7 @@ export class BatchCommitter {
       await this.guardCheckpoint(tx, this.committed);
       await checkpoints.advance(tx, this.projection.name, position, 0);
     });
+    this.hooks.committed?.();
     this.markCommitted(position);
   }
 
@@ -99,18 +107,49 @@ export class BatchCommitter {
       }, IDLE_CHECKPOINT_MS);
       return;
     }
-    await inTransaction(this.pool, async (tx) => {
-      await this.guardCheckpoint(tx, this.committed);
-      if (handled.length > 0) await this.projection.apply(handled, { tx, table: (t) => t });
-      await checkpoints.advance(tx, this.projection.name, last, handled.length);
-    });
+    await this.inBatch(
+      async (tx) => {
+        if (handled.length > 0) await this.projection.apply(handled, { tx, table: (t) => t });
+      },
+      checkpoints.advanceSql(this.projection.name, last, handled.length),
+    );
+    this.hooks.committed?.();
     this.markCommitted(last);
   }
 
-  /** Never apply on top of a checkpoint someone else moved (a rebuild's swap, a second runner). */
+  /**
+   * A batch's transaction in as few round trips as the projection allows: BEGIN, asynchronous commit
+   * and the checkpoint guard in the first, the checkpoint's advance and COMMIT in the last. Read-your-
+   * writes waits on these commits, and the rows a batch locks are held until the last one returns.
+   * Asynchronous commit: a server crash may lose the last batches, never split one (their checkpoint
+   * moves with them), and the runner applies them again after the restart; the log itself is written
+   * with synchronous commits.
+   */
+  private async inBatch(apply: (tx: PoolClient) => Promise<void>, advance: string): Promise<void> {
+    const tx = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      const name = this.projection.name;
+      const first = (await tx.query(
+        `BEGIN; SET LOCAL synchronous_commit = off; ${checkpoints.getForUpdateSql(name)}`,
+      )) as unknown as { rows: CheckpointTableRow[] }[];
+      const row = first[2]!.rows[0];
+      guard(row && checkpoints.toRow(row), this.committed);
+      await apply(tx);
+      await tx.query(`${advance}; COMMIT`);
+    } catch (error) {
+      broken = await tx.query('ROLLBACK').then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      throw error;
+    } finally {
+      tx.release(broken);
+    }
+  }
+
   private async guardCheckpoint(tx: PoolClient, expected: Position): Promise<void> {
-    const row = await checkpoints.get(tx, this.projection.name, true);
-    if (!row || comparePositions(row.position, expected) !== 0) throw new CheckpointMoved();
+    guard(await checkpoints.get(tx, this.projection.name, true), expected);
   }
 
   /** Re-applies the failed batch one event at a time to find the event that throws, and stops there. */

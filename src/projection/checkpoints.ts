@@ -1,3 +1,4 @@
+import pg from 'pg';
 import type { Pool, PoolClient } from '../db/pool.ts';
 import type { Position } from '../event-store/port.ts';
 import type { ProjectionState } from './types.ts';
@@ -12,7 +13,8 @@ export interface CheckpointRow {
   failedEventId: string | null;
 }
 
-interface Row {
+/** A row of `projection_checkpoints` as the database returns it. */
+export interface CheckpointTableRow {
   name: string;
   version: number;
   commit_position: string;
@@ -23,7 +25,7 @@ interface Row {
   failed_event_id: string | null;
 }
 
-const toRow = (r: Row): CheckpointRow => ({
+const toRow = (r: CheckpointTableRow): CheckpointRow => ({
   name: r.name,
   version: r.version,
   position: { commit: BigInt(r.commit_position), prepare: BigInt(r.prepare_position) },
@@ -32,6 +34,11 @@ const toRow = (r: Row): CheckpointRow => ({
   lastError: r.last_error,
   failedEventId: r.failed_event_id,
 });
+
+const ADVANCE = `UPDATE projection_checkpoints
+  SET commit_position = $2, prepare_position = $3, events_applied = events_applied + $4,
+      state = CASE WHEN state = 'failed' THEN state ELSE 'running' END, updated_at = now()
+  WHERE name = $1`;
 
 /** The `projection_checkpoints` table: one row per projection (and per rebuild under way). */
 export const checkpoints = {
@@ -44,7 +51,7 @@ export const checkpoints = {
   },
 
   async get(db: Pool | PoolClient, name: string, forUpdate = false): Promise<CheckpointRow | undefined> {
-    const { rows } = await db.query<Row>(
+    const { rows } = await db.query<CheckpointTableRow>(
       `SELECT * FROM projection_checkpoints WHERE name = $1${forUpdate ? ' FOR UPDATE' : ''}`,
       [name],
     );
@@ -52,19 +59,26 @@ export const checkpoints = {
   },
 
   async all(db: Pool | PoolClient): Promise<CheckpointRow[]> {
-    const { rows } = await db.query<Row>('SELECT * FROM projection_checkpoints ORDER BY name');
+    const { rows } = await db.query<CheckpointTableRow>('SELECT * FROM projection_checkpoints ORDER BY name');
     return rows.map(toRow);
   },
 
   async advance(tx: PoolClient, name: string, to: Position, applied: number): Promise<void> {
-    await tx.query(
-      `UPDATE projection_checkpoints
-       SET commit_position = $2, prepare_position = $3, events_applied = events_applied + $4,
-           state = CASE WHEN state = 'failed' THEN state ELSE 'running' END, updated_at = now()
-       WHERE name = $1`,
-      [name, String(to.commit), String(to.prepare), applied],
-    );
+    await tx.query(ADVANCE, [name, String(to.commit), String(to.prepare), applied]);
   },
+
+  /** `advance` as plain SQL (values as literals), to go in one round trip with other statements. */
+  advanceSql(name: string, to: Position, applied: number): string {
+    const values = [pg.escapeLiteral(name), String(to.commit), String(to.prepare), String(applied)];
+    return ADVANCE.replace(/\$(\d)/g, (_, n: string) => values[Number(n) - 1]!);
+  },
+
+  /** `get(name, true)` as plain SQL, to go in one round trip with other statements. */
+  getForUpdateSql(name: string): string {
+    return `SELECT * FROM projection_checkpoints WHERE name = ${pg.escapeLiteral(name)} FOR UPDATE`;
+  },
+
+  toRow,
 
   async setState(
     db: Pool | PoolClient,

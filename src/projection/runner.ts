@@ -1,8 +1,8 @@
 import pg from 'pg';
-import { bufferTime, concatMap, filter, firstValueFrom, type Subscription, tap, timeout } from 'rxjs';
+import { filter, firstValueFrom, type Subscription, timeout } from 'rxjs';
 import type { Pool } from '../db/pool.ts';
 import { inTransaction } from '../db/pool.ts';
-import type { EventStore, Position } from '../event-store/port.ts';
+import type { EventStore, Position, RecordedEvent } from '../event-store/port.ts';
 import { comparePositions } from '../event-store/port.ts';
 import { BatchCommitter } from './batch-committer.ts';
 import { type CheckpointRow, checkpoints } from './checkpoints.ts';
@@ -12,8 +12,6 @@ import type { Projection, ProjectionState } from './types.ts';
 export interface RunnerOptions {
   /** Events per transaction at most. */
   batchSize?: number;
-  /** How long the live tail gathers events into one batch. */
-  batchMs?: number;
   /** How often a runner without the lock tries to take it over. */
   standbyRetryMs?: number;
   /** How often a failed or version-paused runner re-reads its checkpoint row (operations: retry, skip, swap). */
@@ -39,7 +37,6 @@ export class ProjectionRunner {
   private wakeStandby?: () => void;
   private done?: Promise<void>;
   private readonly batchSize: number;
-  private readonly batchMs: number;
   private readonly standbyRetryMs: number;
   private readonly repairPollMs: number;
 
@@ -50,7 +47,6 @@ export class ProjectionRunner {
     private readonly options: RunnerOptions = {},
   ) {
     this.batchSize = options.batchSize ?? 500;
-    this.batchMs = options.batchMs ?? 10;
     this.standbyRetryMs = options.standbyRetryMs ?? 1000;
     this.repairPollMs = options.repairPollMs ?? 1000;
     this.batches = new BatchCommitter(projection, pool, {
@@ -59,6 +55,8 @@ export class ProjectionRunner {
         this.state = 'failed';
       },
       onError: (error, context) => this.options.onError?.(error, context),
+      // A batch's transaction keeps the log's readers below it: once it commits, they go on at once.
+      committed: () => this.store.nudge?.(),
     });
   }
 
@@ -217,36 +215,51 @@ export class ProjectionRunner {
     }
   }
 
-  /** Follows the live tail in short batches; returns to paging when the tail outruns the tables. */
+  /**
+   * Follows the live tail. An idle runner applies what arrives at once: a page the tail hands over
+   * (synchronously, event by event) becomes one batch on the next microtask, with no batch window to
+   * wait out, because read-your-writes waits on it. While a batch is being applied, what arrives
+   * meanwhile gathers into the next one, so batches grow with the load by themselves. Returns to paging
+   * when the tail outruns the tables.
+   */
   private followLive(): Promise<void> {
     return new Promise<void>((resolve) => {
-      let backlog = 0;
+      const queue: RecordedEvent[] = [];
+      let draining = false;
+      // This follow's own subscription: a drain of an ended follow must not go on into the next one.
+      let following: Subscription | undefined;
       const finish = () => {
-        this.live?.unsubscribe();
-        this.live = undefined;
+        following?.unsubscribe();
+        if (this.live === following) this.live = undefined;
         resolve();
       };
-      this.live = this.store
-        .subscribeAll(this.position)
-        .pipe(
-          bufferTime(this.batchMs, null, this.batchSize),
-          filter((batch) => batch.length > 0),
-          // Counted as batches arrive, not as they are applied: concatMap queues the rest unseen.
-          tap((batch) => {
-            backlog += batch.length;
-          }),
-          concatMap(async (batch) => {
-            if (backlog > MAX_LIVE_BACKLOG || !(await this.batches.applyBatch(batch))) finish();
-            backlog -= batch.length;
-          }),
-        )
-        .subscribe({
-          error: (e) => {
-            this.options.onError?.(e, this.projection.name);
-            finish();
-          },
-        });
-      this.live.add(() => resolve());
+      const drain = async () => {
+        try {
+          while (queue.length > 0 && following && !following.closed) {
+            if (queue.length > MAX_LIVE_BACKLOG) return finish();
+            if (!(await this.batches.applyBatch(queue.splice(0, this.batchSize)))) return finish();
+          }
+        } catch (error) {
+          this.options.onError?.(error, this.projection.name);
+          return finish();
+        }
+        // Cleared in the same turn as the empty-queue check: an event arriving later starts a drain.
+        draining = false;
+      };
+      following = this.store.subscribeAll(this.position).subscribe({
+        next: (event) => {
+          queue.push(event);
+          if (draining) return;
+          draining = true;
+          queueMicrotask(drain);
+        },
+        error: (e) => {
+          this.options.onError?.(e, this.projection.name);
+          finish();
+        },
+      });
+      following.add(() => resolve());
+      this.live = following;
     });
   }
 }

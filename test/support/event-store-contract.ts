@@ -229,6 +229,27 @@ export function eventStoreContract(
     assert.equal(await store.readStream(stream()), []);
   });
 
+  test('readStreams: each stream from its own revision, in order; a missing one is empty', async ({
+    store,
+  }) => {
+    const [a, b, missing] = [stream(), stream(), stream()];
+    await store.append(a, [ev(1), ev(2), ev(3)]);
+    await store.append(b, [ev(7), ev(8)]);
+    await store.append(a, [ev(4)]);
+    const read = await store.readStreams([{ stream: a, from: 1n }, { stream: missing }, { stream: b }]);
+    const ns = (es: RecordedEvent[] | undefined) => es?.map((e) => (e.data as { n: number }).n);
+    assert.equal([...read.keys()], [a, missing, b]);
+    assert.equal(ns(read.get(a)), [2, 3, 4]);
+    assert.equal(
+      read.get(a)!.map((e) => e.revision),
+      [1n, 2n, 3n],
+    );
+    assert.equal(ns(read.get(b)), [7, 8]);
+    assert.equal(read.get(missing), []);
+    assert.equal(ns((await store.readStreams([{ stream: a, from: 4n }])).get(a)), []);
+    assert.is((await store.readStreams([])).size, 0);
+  });
+
   test('global reads are in append order, exclusive of `from`, paged by limit', async ({ store }) => {
     const start = await store.head();
     const a = stream();

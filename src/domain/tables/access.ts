@@ -1,7 +1,9 @@
 import type { Principal } from '../../auth/scopes.ts';
-import { loadState } from '../../command.ts';
+import { type LoadedState, loadState, loadStates, type StreamLoad } from '../../command.ts';
 import { AppError } from '../../errors.ts';
 import type { EventStore } from '../../event-store/port.ts';
+import type { DomainEvent } from '../../stream.ts';
+import type { TableEvent } from './events.ts';
 import { isColumnId, isTableId } from './ids.ts';
 import { type TableColumn, type TableState, tableStream } from './table-state.ts';
 
@@ -18,9 +20,35 @@ export async function loadTableForWrite(
   store: EventStore,
   tableId: string,
   principal: Principal,
-): Promise<{ state: TableState; revision: bigint | undefined }> {
+): Promise<LoadedState<TableState>> {
   if (!isTableId(tableId)) throw tableNotFound(tableId);
-  const loaded = await loadState(store, tableStream.name(tableId), tableStream);
+  return writable(tableId, await loadState(store, tableStream.name(tableId), tableStream), principal);
+}
+
+/**
+ * `loadTableForWrite`, and the state of another stream the command decides on (one of the table's
+ * columns, say), both in one read of the store.
+ */
+export async function loadTableForWriteWith<S, E extends DomainEvent>(
+  store: EventStore,
+  tableId: string,
+  principal: Principal,
+  other: StreamLoad<S, E>,
+): Promise<{ table: LoadedState<TableState>; other: LoadedState<S> }> {
+  if (!isTableId(tableId)) throw tableNotFound(tableId);
+  const table: StreamLoad<TableState, TableEvent> = {
+    stream: tableStream.name(tableId),
+    definition: tableStream,
+  };
+  const [loaded, otherLoaded] = await loadStates(store, [table, other] as const);
+  return { table: writable(tableId, loaded, principal), other: otherLoaded };
+}
+
+function writable(
+  tableId: string,
+  loaded: LoadedState<TableState>,
+  principal: Principal,
+): LoadedState<TableState> {
   if (!loaded.state.exists) throw tableNotFound(tableId);
   if (loaded.state.organizationId !== principal.organizationId) throw otherOrganization();
   return loaded;

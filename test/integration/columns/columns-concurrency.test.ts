@@ -1,4 +1,5 @@
 import * as assert from 'uvu/assert';
+import { columnStream } from '../../../src/domain/columns/column-state.ts';
 import { bearer, call } from '../../support/accounts.ts';
 import { createColumn, createTable, tablesSuite } from '../../support/tables.ts';
 
@@ -80,6 +81,49 @@ test('concurrent creates of different keys all land', async ({ t, key }) => {
   assert.ok(answers.every((a) => a.status === 201));
   const list = (await call(t.url, 'GET', `/api/tables/${tableId}/columns`, { headers: bearer(key) })).body;
   assert.equal(new Set(list.map((c: { key: string }) => c.key)).size, 20);
+});
+
+test('a PATCH that loses the race on every retry answers 409 saying so; nothing changes', async ({
+  t,
+  key,
+}) => {
+  const tableId = await createTable(t.url, key);
+  const col = await createColumn(t.url, key, tableId, {
+    label: 'Contested',
+    kind: 'input',
+    dataType: 'text',
+  });
+  const url = `/api/tables/${tableId}/columns/${col.id}`;
+  const before = await call(t.url, 'GET', url, { headers: bearer(key) });
+  // Every append to this column's stream finds the stream's revision not as expected, as if another
+  // writer always got there first: the streams row refuses each update that append_events makes.
+  const stream = columnStream.name(tableId, col.id);
+  await t.db.pool.query(`CREATE FUNCTION test_stream_always_moved() RETURNS trigger LANGUAGE plpgsql
+    AS $$ BEGIN RETURN NULL; END $$`);
+  await t.db.pool.query(
+    `CREATE TRIGGER test_stream_always_moved BEFORE UPDATE ON streams FOR EACH ROW
+     WHEN (OLD.stream_name = '${stream}') EXECUTE FUNCTION test_stream_always_moved()`,
+  );
+  try {
+    const lost = await call(t.url, 'PATCH', url, { headers: bearer(key), body: { label: 'Mine' } });
+    assert.is(lost.status, 409);
+    assert.is(lost.body.code, 'conflict');
+    assert.match(lost.body.detail, /too many concurrent changes/i);
+    assert.match(lost.body.detail, /retry/i);
+
+    // With If-Match the caller named a revision: not having it is still the precondition failing.
+    const strict = await call(t.url, 'PATCH', url, {
+      headers: { ...bearer(key), 'if-match': before.headers.etag! },
+      body: { label: 'Mine' },
+    });
+    assert.is(strict.status, 412);
+  } finally {
+    await t.db.pool.query('DROP TRIGGER test_stream_always_moved ON streams');
+    await t.db.pool.query('DROP FUNCTION test_stream_always_moved()');
+  }
+  const after = await call(t.url, 'GET', url, { headers: bearer(key) });
+  assert.equal(after.body, before.body);
+  assert.is(after.headers.etag, before.headers.etag);
 });
 
 test.run();

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { comparePositions } from '../../../src/event-store/port.ts';
 import { ProjectionRunner } from '../../../src/projection/runner.ts';
+import type { Projection } from '../../../src/projection/types.ts';
 import { eventually } from '../../support/eventually.ts';
 import { closeStore, openStore, type StoreContext } from '../../support/store.ts';
 import {
@@ -76,6 +77,48 @@ test('the read model equals one built from scratch, and the counts the log impli
     'an event was applied twice',
   );
   assert.is((await checkpointOf(db.pool, 'live'))?.events_applied, handled);
+});
+
+test('live: an idle runner takes what arrives at once; what comes during a batch is the next one', async ({
+  db,
+  store,
+}) => {
+  const counter = counterProjection('gated');
+  const batches: number[] = [];
+  let gate: Promise<void> = Promise.resolve();
+  let open = () => {};
+  const gated: Projection = {
+    ...counter,
+    async apply(events, ctx) {
+      batches.push(events.length);
+      await gate;
+      await counter.apply(events, ctx);
+    },
+  };
+  const runner = new ProjectionRunner(gated, store, db.pool);
+  await runner.start();
+  try {
+    await eventually('the runner to follow live', () => runner.currentState === 'running');
+    gate = new Promise((resolve) => {
+      open = resolve;
+    });
+    const bump = (i: number) => store.append('counter-gated', [testEvent(i, Number.MAX_SAFE_INTEGER)]);
+    await bump(0);
+    await eventually('the first batch to be under way', () => batches.length === 1);
+    // Thirty appends, one by one, while that batch is held open (its transaction keeps them from the
+    // tail until it commits): they make one batch after it, not thirty.
+    for (let i = 1; i <= 30; i++) await bump(i);
+    open();
+    await runner.waitFor(await store.head(), 10_000);
+    // And one more once the runner is idle again: it must not sit in a queue nobody drains.
+    const last = await bump(31);
+    await runner.waitFor(last.position, 10_000);
+    assert.equal(batches, [1, 30, 1]);
+    assert.is((await checkpointOf(db.pool, 'gated'))?.events_applied, 32);
+  } finally {
+    open();
+    await runner.stop();
+  }
 });
 
 test('two runners started at once: one runs, one stands by, each event is applied once', async ({
