@@ -3,7 +3,7 @@ import type { Pool } from '../db/pool.ts';
 import type { EventStore, Position } from '../event-store/port.ts';
 import { START } from '../event-store/port.ts';
 import { checkpoints } from './checkpoints.ts';
-import { advisoryLockHeld, lockKeys } from './locks.ts';
+import { lockKeys } from './locks.ts';
 import { rebuildCheckpointName, rebuildRecords } from './rebuild-records.ts';
 import { RebuildFailedError, RebuildWorker } from './rebuild-worker.ts';
 import type { Projection } from './types.ts';
@@ -126,11 +126,6 @@ async function takeRebuildLock(pool: Pool, projection: string): Promise<pg.Clien
     throw new RebuildBusyError(projection);
   }
   return client;
-}
-
-/** Whether a rebuild of `projection` is running in some process now (its advisory lock is held). */
-export function rebuildRunning(pool: Pool, projection: string): Promise<boolean> {
-  return advisoryLockHeld(pool, lockKeys.rebuild(projection));
 }
 
 /** Events (of `types`) after `from`, for a progress bar; only the PostgreSQL store can count them cheaply. */
