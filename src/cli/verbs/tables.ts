@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { UsageError } from '../errors.ts';
 import { clientFor } from '../http.ts';
 import { emit, formatRecord, formatTable } from '../output.ts';
+import { fetchPages, type PageOptions, pageOptions, withMore } from '../pages.ts';
 
 export interface Table {
   id: string;
@@ -20,45 +20,26 @@ const showTable = (t: Table) =>
     ['Updated', t.updatedAt],
   ]);
 
-function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`not a positive whole number: ${value}`);
-  return n;
-}
-
 /** `stk tables list | create | get | rename`. */
 export function registerTableCommands(program: Command): void {
   const tables = program.command('tables').description("the organization's research tables");
 
-  tables
-    .command('list')
-    .description('list tables, oldest first (one page, or every page with --all)')
-    .option('--limit <n>', 'tables per page, 1-100', positiveInt)
-    .option('--cursor <cursor>', 'the next cursor a previous page printed')
-    .option('--all', 'follow the cursor through every page')
-    .action(async (options: { limit?: number; cursor?: string; all?: boolean }, command: Command) => {
-      const client = await clientFor(command);
-      const data: Table[] = [];
-      let cursor = options.cursor;
-      let nextCursor: string | null;
-      do {
-        const page = await client.get<{ data: Table[]; nextCursor: string | null }>('/api/tables', {
-          limit: options.limit,
-          cursor,
-        });
-        data.push(...page.data);
-        nextCursor = page.nextCursor;
-        cursor = nextCursor ?? undefined;
-      } while (options.all && nextCursor);
-      emit(command, { data, nextCursor }, () => {
-        const table = formatTable(data, [
+  pageOptions(
+    tables.command('list').description('list tables, oldest first (one page, or every page with --all)'),
+    'tables',
+  ).action(async (options: PageOptions, command: Command) => {
+    const page = await fetchPages<Table>(await clientFor(command), '/api/tables', options);
+    emit(command, page, () =>
+      withMore(
+        formatTable(page.data, [
           { header: 'ID', value: (t) => t.id },
           { header: 'NAME', value: (t) => t.name },
           { header: 'CREATED', value: (t) => t.createdAt },
-        ]);
-        return nextCursor ? `${table}\nmore: --cursor ${nextCursor}` : table;
-      });
-    });
+        ]),
+        page.nextCursor,
+      ),
+    );
+  });
 
   tables
     .command('create')
