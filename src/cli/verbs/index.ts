@@ -3,6 +3,7 @@ import { registerAccountCommands } from './account.ts';
 import { registerAdminCommands } from './admin.ts';
 import { registerColumnCommands } from './columns.ts';
 import { registerKeyCommands } from './keys.ts';
+import { registerPromptCommands } from './prompts.ts';
 import { registerSecretCommands } from './secrets.ts';
 import { registerTableCommands } from './tables.ts';
 
@@ -16,4 +17,5 @@ export const commandModules: CommandModule[] = [
   registerTableCommands,
   registerColumnCommands,
   registerSecretCommands,
+  registerPromptCommands,
 ];
