@@ -8,6 +8,13 @@ const optionalString = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+/** 32 bytes in standard base64 (what `openssl rand -base64 32` prints). */
+export const isMasterKeyText = (text: string) => {
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.length === 32 && bytes.toString('base64') === text;
+};
+const MASTER_KEY_FORM = 'expected 32 random bytes in base64 (openssl rand -base64 32)';
+
 /**
  * Every setting the service reads. The environment is parsed once, at start-up; a bad value stops the
  * process with a message naming the variable and the expected form.
@@ -71,6 +78,25 @@ export const configSchema = z.object({
   REQUEST_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   /** How long an idle keep-alive connection stays open; above the 60 s idle timeout of common load balancers. */
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(72_000),
+  /**
+   * The master key that wraps the data keys of workspace secrets. Unset: the key file
+   * `DATA_DIR/secrets-master.key`, generated on first use (docs/secrets-and-prompts.md).
+   */
+  SECRETS_MASTER_KEY: optionalString.pipe(
+    z.string().trim().refine(isMasterKeyText, { error: MASTER_KEY_FORM }).optional(),
+  ),
+  /**
+   * Master keys this process still unwraps data keys with but never wraps under: the old key while
+   * `stk admin secrets rotate-master-key` moves every data key to SECRETS_MASTER_KEY. Comma-separated.
+   */
+  SECRETS_PREVIOUS_MASTER_KEYS: optionalString.transform((v, ctx) => {
+    const keys = (v ?? '')
+      .split(',')
+      .map((k) => k.trim())
+      .filter((k) => k !== '');
+    if (keys.some((k) => !isMasterKeyText(k))) ctx.addIssue({ code: 'custom', message: MASTER_KEY_FORM });
+    return keys;
+  }),
 });
 
 export type Config = z.infer<typeof configSchema>;

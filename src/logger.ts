@@ -20,6 +20,8 @@ export const REDACT_PATHS = [
   'config.CONTENT_API_KEY',
   'config.CRON_SECRET',
   'config.METRICS_TOKEN',
+  'config.SECRETS_MASTER_KEY',
+  'config.SECRETS_PREVIOUS_MASTER_KEYS',
 ];
 
 export function loggerOptions(level: string): LoggerOptions {

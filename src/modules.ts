@@ -2,6 +2,8 @@ import { accountsFeature } from './domain/accounts/feature.ts';
 import { columnsFeature } from './domain/columns/feature.ts';
 import { contentFeature } from './domain/content/feature.ts';
 import { operationsFeature } from './domain/operations/feature.ts';
+import { promptsFeature } from './domain/prompts/feature.ts';
+import { secretsFeature } from './domain/secrets/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
 import { compose, type Feature } from './feature.ts';
 
@@ -16,6 +18,8 @@ export const features: readonly Feature[] = [
   contentFeature,
   tablesFeature,
   columnsFeature,
+  secretsFeature,
+  promptsFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

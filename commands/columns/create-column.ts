@@ -25,6 +25,7 @@ import {
   OriginSchema,
   PositionSchema,
 } from '../../src/domain/columns/fields.ts';
+import { promptTemplatesNamed } from '../../src/domain/prompts/column-templates.ts';
 import { loadTableForWrite, tableNotFound, tableOrganizations } from '../../src/domain/tables/access.ts';
 import { newColumnId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
@@ -142,6 +143,7 @@ export const createColumnRoute: RouteModule = (app, deps) => {
           organizationId: principal.organizationId,
           columns: [...columnMembers(table), { id, key, dataType: body.dataType }],
           tables: await tableOrganizations(deps.store, destination),
+          prompts: await promptTemplatesNamed(deps.store, config),
         },
       };
       const now = deps.clock();

@@ -18,6 +18,7 @@ import {
   LabelSchema,
   PositionSchema,
 } from '../../src/domain/columns/fields.ts';
+import { promptTemplatesNamed } from '../../src/domain/prompts/column-templates.ts';
 import {
   columnNotFound,
   loadTableForWriteWith,
@@ -137,6 +138,7 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         organizationId: principal.organizationId,
         columns: columnMembers(table),
         tables: await tableOrganizations(deps.store, typeof destination === 'string' ? [destination] : []),
+        prompts: await promptTemplatesNamed(deps.store, request.body.config, { tableId, columnId }),
       };
       try {
         const result = await handleCommand({

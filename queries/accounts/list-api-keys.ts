@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { keyListing, keyListingSchema, readOrganizationKeys } from '../../src/domain/accounts/views.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { decodeCursor, isTimestamp, pageOf, pageQuery } from '../../src/http/pagination.ts';
+import { decodeCursor, isTimestamp, pageFrom, pageQuery } from '../../src/http/pagination.ts';
 
 const Query = pageQuery({ max: 100, default: 100 });
 
@@ -26,8 +26,8 @@ export const listApiKeysRoute: RouteModule = (app, deps) => {
         limit,
         after,
       });
-      const page = pageOf(rows, limit, (last) => [last.created_at_exact, last.key_id]);
-      return { keys: page.items.map(keyListing), nextCursor: page.nextCursor };
+      const page = pageFrom(rows, limit, keyListing, (last) => [last.created_at_exact, last.key_id]);
+      return { keys: page.data, nextCursor: page.nextCursor };
     },
   );
 };

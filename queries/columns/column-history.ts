@@ -4,7 +4,7 @@ import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import type { RecordedEvent } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { decodeCursor, pageOf, pageQuery } from '../../src/http/pagination.ts';
+import { decodeCursor, pageFrom, pageOf, pageQuery } from '../../src/http/pagination.ts';
 import { readColumn } from './get-column.ts';
 
 const HistoryEntry = z.object({
@@ -36,6 +36,14 @@ export function changesOf(event: RecordedEvent): Record<string, unknown> {
 
 const Query = pageQuery({ max: 500, default: 100 });
 
+const historyEntry = (event: RecordedEvent) => ({
+  revision: Number(event.revision),
+  type: event.type,
+  at: event.recordedAt.toISOString(),
+  actor: typeof event.metadata.actor === 'string' ? event.metadata.actor : null,
+  changes: changesOf(event),
+});
+
 /** GET /api/tables/{tableId}/columns/{columnId}/history: the column's stream, oldest first, by pages. */
 export const columnHistoryRoute: RouteModule = (app, deps) => {
   app.get(
@@ -47,7 +55,7 @@ export const columnHistoryRoute: RouteModule = (app, deps) => {
         summary: 'The changes of a column, oldest first',
         params: ColumnParams,
         querystring: Query,
-        response: { 200: z.object({ data: z.array(HistoryEntry), nextCursor: z.string().nullable() }) },
+        response: { 200: pageOf(HistoryEntry) },
       },
     },
     async (request) => {
@@ -60,17 +68,7 @@ export const columnHistoryRoute: RouteModule = (app, deps) => {
         from: after === undefined ? 0n : BigInt(after) + 1n,
         limit: limit + 1,
       });
-      const page = pageOf(events, limit, (last) => [String(last.revision)]);
-      return {
-        data: page.items.map((event) => ({
-          revision: Number(event.revision),
-          type: event.type,
-          at: event.recordedAt.toISOString(),
-          actor: typeof event.metadata.actor === 'string' ? event.metadata.actor : null,
-          changes: changesOf(event),
-        })),
-        nextCursor: page.nextCursor,
-      };
+      return pageFrom(events, limit, historyEntry, (last) => [String(last.revision)]);
     },
   );
 };

@@ -3,9 +3,9 @@ import { TABLES, type TableRow, tableFromRow } from '../../projections/tables/ta
 import { TableSchema } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { decodeCursor, isTimestamp, pageOf, pageQuery } from '../../src/http/pagination.ts';
+import { decodeCursor, isTimestamp, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
 
-const Query = pageQuery({ max: 100, default: 50 }).extend({
+const Query = PageQuery.extend({
   name: z
     .string()
     .trim()
@@ -28,7 +28,7 @@ export const listTablesRoute: RouteModule = (app, deps) => {
         tags: ['tables'],
         summary: 'List the research tables of the organization',
         querystring: Query,
-        response: { 200: z.object({ data: z.array(TableSchema), nextCursor: z.string().nullable() }) },
+        response: { 200: pageOf(TableSchema) },
       },
     },
     async (request) => {
@@ -48,8 +48,7 @@ export const listTablesRoute: RouteModule = (app, deps) => {
           limit + 1,
         ],
       );
-      const page = pageOf(rows, limit, (last) => [last.created_at.toISOString(), last.id]);
-      return { data: page.items.map(tableFromRow), nextCursor: page.nextCursor };
+      return pageFrom(rows, limit, tableFromRow, (last) => [last.created_at.toISOString(), last.id]);
     },
   );
 };

@@ -14,6 +14,10 @@ export const API_KEY_USAGE = 'api_key_usage';
  * as it was. The write is fire-and-forget: a failure costs one missed timestamp, never a request.
  */
 export class LastUsedRecorder {
+  /** The write of one use, `$1` the id; another kind of thing used (a secret's key) brings its own. */
+  protected readonly statement: string =
+    `INSERT INTO ${API_KEY_USAGE} (key_id, last_used_at) VALUES ($1, now())
+     ON CONFLICT (key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at`;
   private readonly written = new Map<string, number>();
   private inflight = new Set<Promise<unknown>>();
 
@@ -30,11 +34,7 @@ export class LastUsedRecorder {
     this.written.set(keyId, now);
     if (this.written.size > 10_000) this.prune(now);
     const write = this.pool
-      .query(
-        `INSERT INTO ${API_KEY_USAGE} (key_id, last_used_at) VALUES ($1, now())
-         ON CONFLICT (key_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at`,
-        [keyId],
-      )
+      .query(this.statement, [keyId])
       .catch(() => {})
       .finally(() => this.inflight.delete(write));
     this.inflight.add(write);

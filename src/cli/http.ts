@@ -100,30 +100,6 @@ export class ApiClient {
     return this.request<T>('GET', path, { query });
   }
 
-  /**
-   * A cursor-paginated list (`{ data, nextCursor }`): one page from `cursor`, or with `all` every page
-   * from there on. `nextCursor` is where a next call would go on (null after the last page).
-   */
-  async list<T>(
-    path: string,
-    options: { limit?: number; cursor?: string; all?: boolean; query?: RequestOptions['query'] } = {},
-  ): Promise<{ data: T[]; nextCursor: string | null }> {
-    const data: T[] = [];
-    let cursor = options.cursor;
-    let nextCursor: string | null;
-    do {
-      const page = await this.get<{ data: T[]; nextCursor: string | null }>(path, {
-        ...options.query,
-        limit: options.limit,
-        cursor,
-      });
-      data.push(...page.data);
-      nextCursor = page.nextCursor;
-      cursor = nextCursor ?? undefined;
-    } while (options.all && nextCursor);
-    return { data, nextCursor };
-  }
-
   post<T = unknown>(path: string, body?: unknown): Promise<T> {
     return this.request<T>('POST', path, { body });
   }

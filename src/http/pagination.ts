@@ -13,47 +13,60 @@ export const pageQuery = (options: { max: number; default: number }) =>
     cursor: z.string().max(500).optional().describe('nextCursor of the previous page'),
   });
 
-export function encodeCursor(key: readonly string[]): string {
-  return Buffer.from(JSON.stringify(key)).toString('base64url');
-}
+/** The query of most lists: up to 100 a page, 50 by default. */
+export const PageQuery = pageQuery({ max: 100, default: 50 });
+
+/** What every list answers: a page of items and the cursor of the next page (null on the last). */
+export const pageOf = <T extends z.ZodType>(item: T) =>
+  z.object({ data: z.array(item), nextCursor: z.string().nullable() });
+
+/** The sort key's parts as a cursor (a JSON array, base64url: any text may be a part). */
+export const encodeCursor = (...parts: string[]): string =>
+  Buffer.from(JSON.stringify(parts)).toString('base64url');
 
 /**
- * The sort key a cursor of this API carries (`arity` parts, each passing `valid` when given), or a
- * 400 naming the cursor.
+ * The parts of a cursor this API returned, `count` of them, each passing `valid`; anything else is a
+ * 400 naming `querystring.cursor`.
  */
 export function decodeCursor(
   cursor: string,
-  arity: number,
-  valid: (key: string[]) => boolean = () => true,
+  count: number,
+  valid: (parts: string[]) => boolean = () => true,
 ): string[] {
-  let key: unknown;
+  let parts: unknown;
   try {
-    key = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+    parts = JSON.parse(Buffer.from(cursor, 'base64url').toString());
   } catch {
-    key = undefined;
+    parts = undefined;
   }
   const isKey = (value: unknown): value is string[] =>
-    Array.isArray(value) && value.length === arity && value.every((part) => typeof part === 'string');
-  if (!isKey(key) || !valid(key)) {
+    Array.isArray(value) &&
+    value.length === count &&
+    value.every((part) => typeof part === 'string' && part !== '');
+  if (!isKey(parts) || !valid(parts)) {
     throw new AppError('validation_failed', 'The cursor is not one this API returned.', {
       errors: [{ path: 'querystring.cursor', message: 'not a cursor of this API' }],
     });
   }
-  return key;
+  return parts;
 }
 
 /**
- * The page of `rows` read with `LIMIT limit + 1`: the first `limit` of them, and the cursor of the
- * last one when there was one more.
+ * A page from `limit + 1` rows read: the first `limit` shown as `view` gives them, and the cursor of
+ * the last of them (its sort key from `keyOf`) when the extra row says there is more.
  */
-export function pageOf<T>(
-  rows: readonly T[],
+export function pageFrom<Row, Item>(
+  rows: readonly Row[],
   limit: number,
-  keyOf: (last: T) => readonly string[],
-): { items: T[]; nextCursor: string | null } {
-  const items = rows.slice(0, limit);
-  const last = items.at(-1);
-  return { items, nextCursor: rows.length > limit && last !== undefined ? encodeCursor(keyOf(last)) : null };
+  view: (row: Row) => Item,
+  keyOf: (row: Row) => readonly string[],
+): { data: Item[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    data: page.map(view),
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(...keyOf(last)) : null,
+  };
 }
 
 /** A timestamp as a cursor carries it (ISO 8601, or PostgreSQL's text of a timestamptz). */

@@ -4,7 +4,7 @@ import { AUTO_RUN, COLUMN_KINDS, DATA_TYPES, ORIGINS } from '../../domain/column
 import { UsageError } from '../errors.ts';
 import { clientFor } from '../http.ts';
 import { emit, formatRecord, formatTable } from '../output.ts';
-import { positiveInt } from '../parse.ts';
+import { fetchPages, type PageOptions, pageOptions, withMore } from '../pages.ts';
 
 interface Column {
   id: string;
@@ -230,36 +230,31 @@ export function registerColumnCommands(program: Command): void {
       );
     });
 
-  columns
-    .command('history')
-    .description("a column's changes, oldest first")
-    .argument('<tableId>')
-    .argument('<columnId>')
-    .option('--limit <n>', 'entries per page, 1-500', positiveInt)
-    .option('--cursor <cursor>', 'the next cursor a previous page printed')
-    .option('--all', 'follow the cursor through every page')
-    .action(
-      async (
-        tableId: string,
-        columnId: string,
-        options: { limit?: number; cursor?: string; all?: boolean },
-        command: Command,
-      ) => {
-        const page = await (await clientFor(command)).list<HistoryEntry>(
-          `${columnPath(tableId, columnId)}/history`,
-          options,
-        );
-        const entries = page.data;
-        emit(command, page, () => {
-          const table = formatTable(entries, [
-            { header: 'REV', value: (e) => e.revision },
-            { header: 'TYPE', value: (e) => e.type },
-            { header: 'AT', value: (e) => e.at },
-            { header: 'ACTOR', value: (e) => e.actor },
-            { header: 'CHANGES', value: (e) => JSON.stringify(e.changes) },
-          ]);
-          return page.nextCursor ? `${table}\nmore: --cursor ${page.nextCursor}` : table;
-        });
-      },
+  pageOptions(
+    columns
+      .command('history')
+      .description("a column's changes, oldest first")
+      .argument('<tableId>')
+      .argument('<columnId>'),
+    'entries',
+    500,
+  ).action(async (tableId: string, columnId: string, options: PageOptions, command: Command) => {
+    const page = await fetchPages<HistoryEntry>(
+      await clientFor(command),
+      `${columnPath(tableId, columnId)}/history`,
+      options,
     );
+    emit(command, page, () =>
+      withMore(
+        formatTable(page.data, [
+          { header: 'REV', value: (e) => e.revision },
+          { header: 'TYPE', value: (e) => e.type },
+          { header: 'AT', value: (e) => e.at },
+          { header: 'ACTOR', value: (e) => e.actor },
+          { header: 'CHANGES', value: (e) => JSON.stringify(e.changes) },
+        ]),
+        page.nextCursor,
+      ),
+    );
+  });
 }

@@ -3,6 +3,8 @@ import { registerAccountCommands } from './account.ts';
 import { registerAdminCommands } from './admin.ts';
 import { registerColumnCommands } from './columns.ts';
 import { registerKeyCommands } from './keys.ts';
+import { registerPromptCommands } from './prompts.ts';
+import { registerSecretCommands } from './secrets.ts';
 import { registerTableCommands } from './tables.ts';
 
 /** Each area of the CLI registers its subcommands on the program. */
@@ -14,4 +16,6 @@ export const commandModules: CommandModule[] = [
   registerAdminCommands,
   registerTableCommands,
   registerColumnCommands,
+  registerSecretCommands,
+  registerPromptCommands,
 ];

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { clientFor } from '../http.ts';
 import { emit, formatRecord, formatTable } from '../output.ts';
-import { positiveInt } from '../parse.ts';
+import { fetchPages, type PageOptions, pageOptions, withMore } from '../pages.ts';
 
 export interface Table {
   id: string;
@@ -20,35 +20,26 @@ const showTable = (t: Table) =>
     ['Updated', t.updatedAt],
   ]);
 
-/** `stk tables list | create | get | rename | delete`. */
+/** `stk tables list | create | get | rename`. */
 export function registerTableCommands(program: Command): void {
   const tables = program.command('tables').description("the organization's research tables");
 
-  tables
-    .command('list')
-    .description('list tables, oldest first (one page, or every page with --all)')
-    .option('--limit <n>', 'tables per page, 1-100', positiveInt)
-    .option('--cursor <cursor>', 'the next cursor a previous page printed')
-    .option('--all', 'follow the cursor through every page')
-    .option('--name <text>', 'only tables whose name contains this text (case-insensitive)')
-    .action(
-      async (
-        options: { limit?: number; cursor?: string; all?: boolean; name?: string },
-        command: Command,
-      ) => {
-        const { name, ...paging } = options;
-        const client = await clientFor(command);
-        const { data, nextCursor } = await client.list<Table>('/api/tables', { ...paging, query: { name } });
-        emit(command, { data, nextCursor }, () => {
-          const table = formatTable(data, [
-            { header: 'ID', value: (t) => t.id },
-            { header: 'NAME', value: (t) => t.name },
-            { header: 'CREATED', value: (t) => t.createdAt },
-          ]);
-          return nextCursor ? `${table}\nmore: --cursor ${nextCursor}` : table;
-        });
-      },
+  pageOptions(
+    tables.command('list').description('list tables, oldest first (one page, or every page with --all)'),
+    'tables',
+  ).action(async (options: PageOptions, command: Command) => {
+    const page = await fetchPages<Table>(await clientFor(command), '/api/tables', options);
+    emit(command, page, () =>
+      withMore(
+        formatTable(page.data, [
+          { header: 'ID', value: (t) => t.id },
+          { header: 'NAME', value: (t) => t.name },
+          { header: 'CREATED', value: (t) => t.createdAt },
+        ]),
+        page.nextCursor,
+      ),
     );
+  });
 
   tables
     .command('create')

@@ -1,3 +1,5 @@
+import { SECRET_NAME } from '../secrets/schemas.ts';
+
 /**
  * A place in a column's config that names another column of the same table (by key or by id). The
  * same list serves two rules: a config may only name existing columns, and a column named by another
@@ -26,15 +28,17 @@ export interface ColumnMember {
   dataType: string;
 }
 
-const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
-const SECRET = /^secrets\.[A-Za-z_][A-Za-z0-9_-]{0,127}$/;
+/** `{{ name }}`: what a template string inserts; the name without the spaces around it. */
+export const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 
 /** The `{{...}}` placeholders of a template string. */
 export function placeholders(template: string): string[] {
   return [...template.matchAll(PLACEHOLDER)].map((m) => m[1] ?? '');
 }
 
-export const isSecretPlaceholder = (name: string) => SECRET.test(name);
+/** `{{secrets.name}}` with a name a secret can have (anything else is a column key, or nothing). */
+export const isSecretPlaceholder = (name: string) =>
+  name.startsWith('secrets.') && SECRET_NAME.test(name.slice('secrets.'.length));
 
 /** Every string inside a JSON value with its path (for templates given as objects). */
 export function stringsIn(value: unknown, path: PropertyKey[] = []): { path: PropertyKey[]; text: string }[] {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { templateRefs } from '../references.ts';
+import { promptTemplateIssues } from './llm-prompt.ts';
 import { type Config, type ProviderSpec, providerName, runCondition } from './spec.ts';
 
 /**
@@ -17,6 +18,18 @@ export const LlmConfigSchema = z
       .max(100_000)
       .optional()
       .describe('prompt template; {{column_key}} inserts a row value'),
+    promptTemplateId: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe('a prompt template of the organization (instead of prompt); its variables are column keys'),
+    promptVersion: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe('pins a version of promptTemplateId; unpinned, a run uses the latest'),
     model: z.string().min(1).max(200).optional(),
     runCondition,
   })
@@ -28,6 +41,7 @@ export const llm: ProviderSpec = {
   // A prompt may mention a column the author adds later, so it is not refused; it still keeps the
   // column it names from being deleted.
   refs: (config) => templateRefs(config.prompt, ['prompt'], false),
+  check: promptTemplateIssues,
 };
 
 /** Any other provider (or none, e.g. an input column): the run condition is checked, the rest is open. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PromptTemplateSummary } from '../../prompts/column-templates.ts';
 import type { ColumnMember, ColumnRef } from '../references.ts';
 import { RunConditionSchema } from '../run-condition.ts';
 
@@ -12,6 +13,11 @@ export interface ConfigContext {
    * such table exists. A destination not listed here was checked when it was set; tables never move.
    */
   tables: ReadonlyMap<string, string | undefined>;
+  /**
+   * The prompt template an llm config names by promptTemplateId in this request, undefined when no
+   * such template exists. One not listed here was checked when it was set.
+   */
+  prompts?: ReadonlyMap<string, PromptTemplateSummary | undefined>;
 }
 
 export interface ConfigIssue {

@@ -1,0 +1,33 @@
+import type { SecretRow } from '../../projections/secrets/secrets.ts';
+import { noStore } from '../../src/domain/secrets/http.ts';
+import { SecretParams, SecretSchema } from '../../src/domain/secrets/schemas.ts';
+import { secretNotFound } from '../../src/domain/secrets/secret-state.ts';
+import { principalOf } from '../../src/http/access-hook.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+import { SECRETS_WITH_KEYS, secretFromRow } from './list-secrets.ts';
+
+/** GET /api/secrets/{name}: one secret, value masked; another organization's name is simply unknown. */
+export const getSecretRoute: RouteModule = (app, deps) => {
+  app.get(
+    '/api/secrets/:name',
+    {
+      config: { access: 'secrets:read' },
+      onRequest: noStore,
+      schema: {
+        tags: ['secrets'],
+        summary: 'Get a workspace secret (value masked)',
+        params: SecretParams,
+        response: { 200: SecretSchema },
+      },
+    },
+    async (request) => {
+      const { name } = request.params;
+      const { rows } = await deps.pool.query<SecretRow>(
+        `${SECRETS_WITH_KEYS} WHERE s.organization_id = $1 AND s.name = $2`,
+        [principalOf(request).organizationId, name],
+      );
+      if (!rows[0]) throw secretNotFound(name);
+      return secretFromRow(rows[0]);
+    },
+  );
+};
