@@ -20,26 +20,30 @@ const showTable = (t: Table) =>
     ['Updated', t.updatedAt],
   ]);
 
-/** `stk tables list | create | get | rename`. */
+/** `stk tables list | create | get | rename | delete`. */
 export function registerTableCommands(program: Command): void {
   const tables = program.command('tables').description("the organization's research tables");
 
   pageOptions(
     tables.command('list').description('list tables, oldest first (one page, or every page with --all)'),
     'tables',
-  ).action(async (options: PageOptions, command: Command) => {
-    const page = await fetchPages<Table>(await clientFor(command), '/api/tables', options);
-    emit(command, page, () =>
-      withMore(
-        formatTable(page.data, [
-          { header: 'ID', value: (t) => t.id },
-          { header: 'NAME', value: (t) => t.name },
-          { header: 'CREATED', value: (t) => t.createdAt },
-        ]),
-        page.nextCursor,
-      ),
-    );
-  });
+  )
+    .option('--name <text>', 'only tables whose name contains this text (case-insensitive)')
+    .action(async (options: PageOptions & { name?: string }, command: Command) => {
+      const page = await fetchPages<Table>(await clientFor(command), '/api/tables', options, {
+        name: options.name,
+      });
+      emit(command, page, () =>
+        withMore(
+          formatTable(page.data, [
+            { header: 'ID', value: (t) => t.id },
+            { header: 'NAME', value: (t) => t.name },
+            { header: 'CREATED', value: (t) => t.createdAt },
+          ]),
+          page.nextCursor,
+        ),
+      );
+    });
 
   tables
     .command('create')

@@ -34,6 +34,8 @@ interface Case {
   request: (ctx: Ctx) => Promise<Answer>;
   /** The id the answer gives the thing created: the one `Location` must name. */
   id: (body: Answer['body']) => string;
+  /** How the resource read back names itself (default: its `id`). */
+  readId?: (body: Answer['body']) => string;
   /** The key to read `Location` with (default: the suite's). */
   reader?: (body: Answer['body']) => string;
   secret?: boolean;
@@ -70,6 +72,19 @@ const CASES: Record<string, Case> = {
   'POST /api/tables': {
     request: (ctx) => post(ctx, '/api/tables', { name: 'Located' }),
     id: (body) => body.id,
+  },
+  'POST /api/prompts': {
+    request: (ctx) => post(ctx, '/api/prompts', { name: 'located', template: 'Hello {{name}}' }),
+    id: (body) => body.id,
+  },
+  'PUT /api/secrets/:name': {
+    request: (ctx) =>
+      call(ctx.t.app, 'PUT', '/api/secrets/LOCATED_TOKEN', {
+        headers: bearer(ctx.key),
+        body: { value: 's3cret-value' },
+      }),
+    id: (body) => body.name,
+    readId: (body) => body.name,
   },
   'POST /api/tables/:tableId/columns': {
     request: (ctx) =>
@@ -110,7 +125,7 @@ for (const [route, check] of Object.entries(CASES)) {
       headers: bearer(check.reader?.(res.body) ?? ctx.key),
     });
     assert.is(read.status, 200, `GET ${location}: ${JSON.stringify(read.body)}`);
-    assert.is(read.body.id, check.id(res.body));
+    assert.is(check.readId ? check.readId(read.body) : read.body.id, check.id(res.body));
     if (check.secret) assert.is(res.headers['cache-control'], 'no-store', route);
   });
 }
