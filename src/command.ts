@@ -106,6 +106,13 @@ export interface BatchCommandOptions<S, C, E extends DomainEvent> {
   /** The commands and their streams; a stream named twice is decided again after the first lands. */
   items: readonly { stream: string; command: C; metadata: EventMetadata; now: Date }[];
   maxRetries?: number;
+  /**
+   * How each stream's state is read: `last`, its last event (the default: deciders whose state is that
+   * event); `all`, every event, read a few streams at a time; `new`, nothing, for streams the caller
+   * has just named (fresh ids), decided on the initial state and appended with `no_stream`. A stream
+   * written in between is read whole before it is decided again.
+   */
+  read?: 'last' | 'all' | 'new';
 }
 
 export type BatchCommandOutcome<S, E> =
@@ -113,11 +120,11 @@ export type BatchCommandOutcome<S, E> =
   | { ok: false; error: unknown };
 
 /**
- * `handleCommand` for many streams at once, for deciders whose state is the stream's last event (an
- * article: reading only that one keeps a stream re-synced every hour cheap). One read of every stream's
- * last event, one `appendToStreams`; the commands whose stream was written in between are read and
- * decided again, the others are done. Outcomes in item order; a refusal or a failure is that item's
- * outcome alone. A whole call failing (the store unreachable) rejects.
+ * `handleCommand` for many streams at once: one read of the streams (by default only each one's last
+ * event, for deciders whose state it is: an article re-synced every hour stays cheap), one
+ * `appendToStreams`; the commands whose stream was written in between are read and decided again, the
+ * others are done. Outcomes in item order; a refusal or a failure is that item's outcome alone. A whole
+ * call failing (the store unreachable) rejects.
  */
 export async function handleCommandBatch<S, C, E extends DomainEvent>(
   options: BatchCommandOptions<S, C, E>,
@@ -127,6 +134,7 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
   const outcomes: BatchCommandOutcome<S, E>[] = new Array(items.length);
   const conflicts = new Array<number>(items.length).fill(0);
   let pending = items.map((_, i) => i);
+  let read = options.read ?? 'last';
   while (pending.length > 0) {
     // One decision per stream a round: a stream named again is decided on what the first one left.
     const round: number[] = [];
@@ -137,22 +145,25 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
       (named.has(stream) ? later : round).push(index);
       named.add(stream);
     }
-    const lasts = await readLastIsolated(
+    const states = await readStates(
       store,
+      decider.stream,
       round.map((i) => items[i]!.stream),
+      read,
     );
+    if (read === 'new') read = 'all';
     const toAppend: { index: number; decided: ReturnType<typeof decideOn<S, C, E>> }[] = [];
     for (const index of round) {
       const { stream, command, metadata, now } = items[index]!;
-      const last = lasts.get(stream);
+      const loaded = states.get(stream)!;
       try {
-        if (last instanceof Error) throw last;
-        const decided = decideOn(decider, command, fold(decider.stream, last ? [last] : []), now, metadata);
+        if (loaded instanceof Error) throw loaded;
+        const decided = decideOn(decider, command, loaded, now, metadata);
         if (decided.events.length > 0) toAppend.push({ index, decided });
         else {
           outcomes[index] = {
             ok: true,
-            result: { events: [], state: decided.state, revision: last?.revision },
+            result: { events: [], state: decided.state, revision: loaded.revision },
           };
         }
       } catch (error) {
@@ -184,6 +195,36 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
     pending = [...conflicted, ...later].sort((a, b) => a - b);
   }
   return outcomes;
+}
+
+/** Streams read whole at once by a batch: enough to keep the pool busy, not to take all of it. */
+const WHOLE_READS_AT_ONCE = 8;
+
+/** Each stream's state as `read` says; a stream that cannot be read is that stream's failure alone. */
+async function readStates<S, E extends DomainEvent>(
+  store: EventStore,
+  definition: Pick<StreamDefinition<S, E>, 'initialState' | 'evolve'>,
+  streams: readonly string[],
+  read: 'last' | 'all' | 'new',
+): Promise<Map<string, { state: S; revision: bigint | undefined } | Error>> {
+  const states = new Map<string, { state: S; revision: bigint | undefined } | Error>();
+  if (read === 'new') {
+    for (const s of streams) states.set(s, fold(definition, []));
+  } else if (read === 'last') {
+    for (const [s, last] of await readLastIsolated(store, streams)) {
+      states.set(s, last instanceof Error ? last : fold(definition, last ? [last] : []));
+    }
+  } else {
+    let next = 0;
+    const worker = async () => {
+      while (next < streams.length) {
+        const s = streams[next++]!;
+        states.set(s, await loadState(store, s, definition).catch(asError));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(WHOLE_READS_AT_ONCE, streams.length) }, worker));
+  }
+  return states;
 }
 
 /**

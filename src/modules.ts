@@ -2,6 +2,7 @@ import { accountsFeature } from './domain/accounts/feature.ts';
 import { columnsFeature } from './domain/columns/feature.ts';
 import { contentFeature } from './domain/content/feature.ts';
 import { operationsFeature } from './domain/operations/feature.ts';
+import { rowsFeature } from './domain/rows/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
 import { compose, type Feature } from './feature.ts';
 
@@ -16,6 +17,7 @@ export const features: readonly Feature[] = [
   contentFeature,
   tablesFeature,
   columnsFeature,
+  rowsFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

@@ -1,0 +1,174 @@
+import type { RowEvent } from '../../src/domain/rows/events.ts';
+import { type CellStatus, mergeCells } from '../../src/domain/rows/row-state.ts';
+import type { StoredRow } from '../../src/domain/rows/view.ts';
+import type { Projection, RecordedOf } from '../../src/projection/types.ts';
+
+/** Logical name of the read model; queries import it from here. */
+export const ROWS = 'table_rows';
+
+/** The columns of the read model, in the order `storedFromRow` expects. */
+export const ROW_FIELDS = 'id, cells, cell_status, created_at, updated_at, revision';
+
+export interface RowRecord {
+  id: string;
+  cells: Record<string, unknown>;
+  cell_status: Record<string, CellStatus>;
+  created_at: Date;
+  updated_at: Date;
+  revision: string;
+}
+
+export const storedFromRow = (row: RowRecord): StoredRow => ({
+  id: row.id,
+  cells: row.cells,
+  statuses: row.cell_status,
+  createdAt: row.created_at.toISOString(),
+  updatedAt: row.updated_at.toISOString(),
+});
+
+/** A row as the batch's fold holds it. */
+interface Folded {
+  table_id: string;
+  id: string;
+  cells: Record<string, unknown>;
+  cell_status: Record<string, CellStatus>;
+  created_at: string | Date;
+  updated_at: string | Date;
+  revision: bigint;
+}
+
+interface Slot {
+  row: Folded | undefined;
+  changed: boolean;
+}
+
+const keyOf = (data: { tableId: string; rowId: string }) => `${data.tableId} ${data.rowId}`;
+const statusesAt = (statuses: Record<string, string>, at: string) =>
+  Object.fromEntries(
+    Object.entries(statuses).map(([id, status]) => [id, { status, updatedAt: at }]),
+  ) as Record<string, CellStatus>;
+
+/**
+ * The batch in memory, per row, on top of what the table holds: the same result as one statement per
+ * event. Rows whose first event here is their insert are not read first (an import is nearly all
+ * inserts): the upsert's revision guard keeps a re-applied insert from overwriting a newer row.
+ */
+function fold(events: readonly RecordedOf<RowEvent>[], stored: ReadonlyMap<string, Folded>) {
+  const slots = new Map<string, Slot>();
+  for (const event of events) {
+    const key = keyOf(event.data);
+    let slot = slots.get(key);
+    if (!slot) {
+      slot = { row: stored.get(key), changed: false };
+      slots.set(key, slot);
+    }
+    const { row } = slot;
+    switch (event.type) {
+      case 'RowInserted': {
+        if (row) continue;
+        const { tableId, rowId, cells, statuses, at } = event.data;
+        slot.row = {
+          table_id: tableId,
+          id: rowId,
+          cells,
+          cell_status: statusesAt(statuses, at),
+          created_at: at,
+          updated_at: at,
+          revision: event.revision,
+        };
+        break;
+      }
+      case 'RowCellsChanged': {
+        if (!row || row.revision >= event.revision) continue;
+        const { cells, statuses, at } = event.data;
+        slot.row = {
+          ...row,
+          cells: mergeCells(row.cells, cells),
+          cell_status: { ...row.cell_status, ...statusesAt(statuses, at) },
+          updated_at: at,
+          revision: event.revision,
+        };
+        break;
+      }
+      case 'RowDeleted':
+        slot.row = undefined;
+        break;
+    }
+    slot.changed = true;
+  }
+  return slots;
+}
+
+/** Rows of every table: cells and statuses keyed by column id (the table's current columns name them). */
+export const rowsProjection: Projection<RowEvent> = {
+  name: 'rows',
+  version: 1,
+  handles: ['RowInserted', 'RowCellsChanged', 'RowDeleted'],
+  tables: {
+    // id sorts in creation order byte by byte (src/domain/rows/ids.ts): the primary key serves the
+    // default order, paging by id and every lookup of a row. Filters and sorts on cells read a table's
+    // rows through it too; no index on cells: a case-insensitive comparison could not use one, and a
+    // GIN index would cost every import more than it saves a containment test or two.
+    [ROWS]: (t) => [
+      `CREATE TABLE ${t} (
+        table_id text NOT NULL,
+        id text COLLATE "C" NOT NULL,
+        cells jsonb NOT NULL,
+        cell_status jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL,
+        revision bigint NOT NULL,
+        PRIMARY KEY (table_id, id)
+      )`,
+    ],
+  },
+  async apply(events, { tx, table }) {
+    const t = table(ROWS);
+    const unread = new Set<string>();
+    const toRead: { tableId: string; rowId: string }[] = [];
+    for (const event of events) {
+      const key = keyOf(event.data);
+      if (unread.has(key)) continue;
+      unread.add(key);
+      if (event.type !== 'RowInserted') toRead.push(event.data);
+    }
+    const stored = new Map<string, Folded>();
+    if (toRead.length > 0) {
+      const { rows } = await tx.query<Folded & { revision: string }>(
+        `SELECT table_id, id, cells, cell_status, created_at, updated_at, revision FROM ${t}
+         WHERE (table_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[])) FOR UPDATE`,
+        [toRead.map((r) => r.tableId), toRead.map((r) => r.rowId)],
+      );
+      for (const r of rows) stored.set(`${r.table_id} ${r.id}`, { ...r, revision: BigInt(r.revision) });
+    }
+    const upserts: Folded[] = [];
+    const deletes: string[][] = [[], []];
+    for (const [key, slot] of fold(events, stored)) {
+      if (slot.row && slot.changed) upserts.push(slot.row);
+      else if (!slot.row && slot.changed) {
+        // A row inserted and deleted within the batch is not there: deleting it anyway costs nothing.
+        const [tableId, id] = key.split(' ') as [string, string];
+        deletes[0]!.push(tableId);
+        deletes[1]!.push(id);
+      }
+    }
+    if (deletes[0]!.length > 0) {
+      await tx.query(
+        `DELETE FROM ${t} WHERE (table_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+        deletes,
+      );
+    }
+    if (upserts.length === 0) return;
+    // One JSON parameter for the whole batch, as the other read models do.
+    await tx.query(
+      `INSERT INTO ${t} AS cur (table_id, id, cells, cell_status, created_at, updated_at, revision)
+       SELECT table_id, id, cells, cell_status, created_at, updated_at, revision
+       FROM json_to_recordset($1::json) AS r(table_id text, id text, cells jsonb, cell_status jsonb,
+         created_at timestamptz, updated_at timestamptz, revision bigint)
+       ON CONFLICT (table_id, id) DO UPDATE SET cells = EXCLUDED.cells, cell_status = EXCLUDED.cell_status,
+         updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
+       WHERE cur.revision < EXCLUDED.revision`,
+      [JSON.stringify(upserts, (_key, v) => (typeof v === 'bigint' ? String(v) : v))],
+    );
+  },
+};
