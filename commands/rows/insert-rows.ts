@@ -1,20 +1,24 @@
 import { z } from 'zod';
 import { rowsProjection } from '../../projections/rows/rows.ts';
-import { handleCommandBatch } from '../../src/command.ts';
+import { type CommandResult, handleCommandBatch } from '../../src/command.ts';
+import { ColumnKeySchema } from '../../src/domain/columns/fields.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
-import { checkCells, columnsByKey, writtenStatuses } from '../../src/domain/rows/cells.ts';
-import type { CellStatusValue } from '../../src/domain/rows/events.ts';
+import { checkCells, columnsByKey, type RowColumn, writtenStatuses } from '../../src/domain/rows/cells.ts';
+import type { CellStatusValue, RowEvent } from '../../src/domain/rows/events.ts';
 import { newRowId } from '../../src/domain/rows/ids.ts';
-import { rowStream } from '../../src/domain/rows/row-state.ts';
+import { type RowState, rowStream } from '../../src/domain/rows/row-state.ts';
 import { CellsSchema, MAX_BATCH, RowSchema } from '../../src/domain/rows/schemas.ts';
 import { rowView } from '../../src/domain/rows/view.ts';
 import { loadTableForWrite } from '../../src/domain/tables/access.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { AppError, type FieldError } from '../../src/errors.ts';
+import type { EventMetadata } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import { changeCells } from './patch-row.ts';
 import { appendedPosition, firstFailure, ROWS_BODY_LIMIT, rowPath, serializeAsIs } from './shared.ts';
+import { findMatches, matchKey, refuseDuplicates, upsertColumn, withUpsertLock } from './upsert.ts';
 
 export interface InsertRow {
   tableId: string;
@@ -36,7 +40,76 @@ export const InsertRowsBody = z.strictObject({
     .min(1)
     .max(MAX_BATCH)
     .describe(`1 to ${MAX_BATCH} rows, answered in the order sent`),
+  upsertOn: ColumnKeySchema.optional().describe(
+    'A column key: a row whose value there matches an existing row (as equals does) updates that row (the ' +
+      'oldest, should several match) instead of inserting; null then clears a cell',
+  ),
 });
+
+const Outcome = z.object({
+  index: z.number().int(),
+  outcome: z.enum(['created', 'updated']),
+  rowId: z.string(),
+});
+const Answer = z.object({ data: z.array(RowSchema), results: z.array(Outcome).optional() });
+
+type Result = CommandResult<RowState, RowEvent>;
+
+const withoutNulls = (cells: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(cells).filter(([, v]) => v !== null));
+
+interface Batch {
+  tableId: string;
+  columns: ReadonlyMap<string, RowColumn>;
+  cells: Record<string, unknown>[];
+  /** Per row, the existing row it updates (upsert), else undefined: a new row. */
+  targets: (string | undefined)[];
+  metadata: EventMetadata;
+  now: Date;
+}
+
+/** Appends the batch: new rows in one go, updates merged by cell on their own streams. */
+async function write(deps: AppDeps, batch: Batch): Promise<Result[]> {
+  const { tableId, columns, metadata, now } = batch;
+  const creates: number[] = [];
+  const updates: number[] = [];
+  batch.targets.forEach((target, i) => {
+    (target ? updates : creates).push(i);
+  });
+  const inserted = handleCommandBatch({
+    store: deps.store,
+    decider: insertRow,
+    read: 'new',
+    items: creates.map((i) => {
+      const rowId = newRowId(now.getTime());
+      const cells = withoutNulls(batch.cells[i]!);
+      const command = { tableId, rowId, cells, statuses: writtenStatuses(columns, cells) };
+      return { stream: rowStream.name(tableId, rowId), command, metadata, now };
+    }),
+  });
+  const updated = handleCommandBatch({
+    store: deps.store,
+    decider: changeCells,
+    read: 'all',
+    items: updates.map((i) => {
+      const rowId = batch.targets[i]!;
+      const command = { tableId, rowId, cells: batch.cells[i]!, columns };
+      return { stream: rowStream.name(tableId, rowId), command, metadata, now };
+    }),
+  });
+  // Both settle before either's failure is thrown: no rejection is left unobserved.
+  const [insertedOutcomes, updatedOutcomes] = await Promise.all([inserted, updated]);
+  const results: Result[] = new Array(batch.cells.length);
+  for (const [k, r] of firstFailure(insertedOutcomes).entries()) results[creates[k]!] = r;
+  try {
+    for (const [k, r] of firstFailure(updatedOutcomes).entries()) results[updates[k]!] = r;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'not_found')
+      throw new AppError('conflict', 'A row the upsert matched was deleted meanwhile; send the batch again.');
+    throw error;
+  }
+  return results;
+}
 
 /** POST /api/tables/{tableId}/rows */
 export const insertRowsRoute: RouteModule = (app, deps) => {
@@ -48,48 +121,66 @@ export const insertRowsRoute: RouteModule = (app, deps) => {
       serializerCompiler: serializeAsIs,
       schema: {
         tags: ['rows'],
-        summary: 'Insert rows',
+        summary: 'Insert rows (or upsert them on a column)',
         description:
           'Every value is checked against its column dataType; a batch with any bad value is refused whole ' +
-          '(400 naming each path, e.g. rows[3].cells.score) and stores nothing.',
+          '(400 naming each path, e.g. rows[3].cells.score) and stores nothing. 201 when a row was created ' +
+          '(Location: the first one), 200 when an upsert only updated.',
         params: TableParams,
         body: InsertRowsBody,
-        response: { 201: z.object({ data: z.array(RowSchema) }) },
+        response: { 201: Answer, 200: Answer },
       },
     },
     async (request, reply) => {
       const { tableId } = request.params;
+      const { rows, upsertOn } = request.body;
       const { state: table } = await loadTableForWrite(deps.store, tableId, principalOf(request));
       const byKey = columnsByKey(table.columns.values());
+      const column = upsertOn === undefined ? undefined : upsertColumn(byKey, upsertOn);
       const errors: FieldError[] = [];
-      const checked = request.body.rows.map((row, i) => {
-        const result = checkCells(byKey, row.cells, `rows[${i}].cells`, 'omit');
+      const cells = rows.map((row, i) => {
+        const result = checkCells(byKey, row.cells, `rows[${i}].cells`, 'clear');
         errors.push(...result.errors);
         return result.cells;
       });
       if (errors.length > 0) throw invalidInput('body', errors);
-      const now = deps.clock();
-      const metadata = eventMetadata(request);
-      const outcomes = await handleCommandBatch({
-        store: deps.store,
-        decider: insertRow,
-        read: 'new',
-        items: checked.map((cells) => {
-          const rowId = newRowId(now.getTime());
-          const statuses = writtenStatuses(table.columns, cells);
-          return {
-            stream: rowStream.name(tableId, rowId),
-            command: { tableId, rowId, cells, statuses },
-            metadata,
-            now,
-          };
-        }),
-      });
-      const results = firstFailure(outcomes);
-      await readYourWrites(deps, appendedPosition(results), [rowsProjection]);
+      const batch: Batch = {
+        tableId,
+        columns: table.columns,
+        cells,
+        targets: cells.map(() => undefined),
+        metadata: eventMetadata(request),
+        now: deps.clock(),
+      };
+      const commit = async () => {
+        const results = await write(deps, batch);
+        await readYourWrites(deps, appendedPosition(results), [rowsProjection]);
+        return results;
+      };
+      let results: Result[];
+      if (column) {
+        refuseDuplicates(column, cells);
+        results = await withUpsertLock(deps, tableId, async () => {
+          const values = cells.map((c) => c[column.id]).filter((v) => v !== undefined && v !== null);
+          const matches = await findMatches(deps, tableId, column, values);
+          batch.targets = cells.map((c) =>
+            c[column.id] == null ? undefined : matches.get(matchKey(c[column.id])),
+          );
+          return commit();
+        });
+      } else results = await commit();
+
       const columns = [...table.columns.values()];
       const data = results.map((r) => rowView(columns, r.state));
-      return reply.code(201).header('location', rowPath(tableId, data[0]!.id)).send({ data });
+      const created = batch.targets.indexOf(undefined);
+      if (created >= 0) reply.code(201).header('location', rowPath(tableId, data[created]!.id));
+      if (!column) return reply.send({ data });
+      const outcomes = data.map((row, index) => ({
+        index,
+        outcome: batch.targets[index] ? ('updated' as const) : ('created' as const),
+        rowId: row.id,
+      }));
+      return reply.send({ data, results: outcomes });
     },
   );
 };

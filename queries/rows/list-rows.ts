@@ -1,11 +1,15 @@
 import { z } from 'zod';
 import { serializeAsIs } from '../../commands/rows/shared.ts';
+import type { Principal } from '../../src/auth/scopes.ts';
+import type { FilterObject } from '../../src/domain/columns/filter-object.ts';
+import type { RunCondition } from '../../src/domain/columns/run-condition.ts';
 import { columnsByKey } from '../../src/domain/rows/cells.ts';
 import { MAX_BATCH, RowSchema } from '../../src/domain/rows/schemas.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
-import { parseSort, readRowPage } from './row-page.ts';
+import type { AppDeps, RouteModule } from '../../src/http/app.ts';
+import { filterFromQuery, rowPredicate } from './predicate.ts';
+import { parseSort, type RowPage, readRowPage } from './row-page.ts';
 import { readableColumns } from './table-columns.ts';
 
 export const PageFields = {
@@ -18,7 +22,40 @@ export const PageFields = {
     .describe('Column keys, comma-separated, `-` for descending (`-score,name`); ties by row id'),
 };
 
+const ListQuery = z.object({
+  ...PageFields,
+  filter: z
+    .string()
+    .max(64 * 1024)
+    .optional()
+    .describe(
+      'A FilterObject as URL-encoded JSON; POST .../rows/query takes it (or a run condition) in a body',
+    ),
+});
+
 export const RowPageSchema = z.object({ data: z.array(RowSchema), nextCursor: z.string().nullable() });
+
+/**
+ * A page of a table's rows for a request that may carry a sort, a cursor and a filter or condition;
+ * `where` the request carried them (paths of a 400 start there).
+ */
+export async function readTablePage(
+  deps: Pick<AppDeps, 'pool'>,
+  principal: Principal,
+  tableId: string,
+  input: { limit: number; cursor?: string; sort?: string; filter?: FilterObject; condition?: RunCondition },
+  where: 'querystring' | 'body',
+): Promise<RowPage> {
+  const columns = await readableColumns(deps.pool, principal, tableId);
+  const at = (field: string) => (where === 'body' ? field : `${where}.${field}`);
+  return readRowPage(deps.pool, tableId, columns, {
+    limit: input.limit,
+    cursor: input.cursor,
+    sort: parseSort(input.sort, columnsByKey(columns), at('sort')),
+    cursorPath: at('cursor'),
+    where: rowPredicate(columns, input, where),
+  });
+}
 
 /** GET /api/tables/{tableId}/rows: a page of rows, oldest first unless sorted. */
 export const listRowsRoute: RouteModule = (app, deps) => {
@@ -31,20 +68,20 @@ export const listRowsRoute: RouteModule = (app, deps) => {
         tags: ['rows'],
         summary: 'List the rows of a table',
         params: TableParams,
-        querystring: z.object(PageFields),
+        querystring: ListQuery,
         response: { 200: RowPageSchema },
       },
     },
     async (request) => {
       const { tableId } = request.params;
-      const { limit, cursor, sort } = request.query;
-      const columns = await readableColumns(deps.pool, principalOf(request), tableId);
-      return readRowPage(deps.pool, tableId, columns, {
-        limit,
-        cursor,
-        sort: parseSort(sort, columnsByKey(columns), 'querystring.sort'),
-        cursorPath: 'querystring.cursor',
-      });
+      const { filter, ...page } = request.query;
+      return readTablePage(
+        deps,
+        principalOf(request),
+        tableId,
+        { ...page, filter: filterFromQuery(filter) },
+        'querystring',
+      );
     },
   );
 };
