@@ -10,6 +10,7 @@ import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
 import { deleteRow } from './delete-row.ts';
 import { appendedPosition } from './shared.ts';
 
@@ -24,11 +25,13 @@ export const deleteRowsRoute: RouteModule = (app, deps) => {
     '/api/tables/:tableId/rows/delete',
     {
       config: { access: 'tables:write' },
+      ...idempotency(deps),
       schema: {
         tags: ['rows'],
         summary: 'Delete rows by id',
         description: '`deleted` counts the rows deleted; ids naming no row of the table are not counted.',
         params: TableParams,
+        headers: IdempotencyHeaders,
         body: DeleteRowsBody,
         response: { 200: z.object({ deleted: z.number().int() }) },
       },

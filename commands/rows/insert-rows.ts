@@ -16,6 +16,7 @@ import type { EventMetadata } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
 import { changeCells } from './patch-row.ts';
 import { appendedPosition, firstFailure, ROWS_BODY_LIMIT, rowPath, serializeAsIs } from './shared.ts';
 import { findMatches, matchKey, refuseDuplicates, upsertColumn, withUpsertLock } from './upsert.ts';
@@ -119,6 +120,7 @@ export const insertRowsRoute: RouteModule = (app, deps) => {
       config: { access: 'tables:write' },
       bodyLimit: ROWS_BODY_LIMIT,
       serializerCompiler: serializeAsIs,
+      ...idempotency(deps),
       schema: {
         tags: ['rows'],
         summary: 'Insert rows (or upsert them on a column)',
@@ -127,6 +129,7 @@ export const insertRowsRoute: RouteModule = (app, deps) => {
           '(400 naming each path, e.g. rows[3].cells.score) and stores nothing. 201 when a row was created ' +
           '(Location: the first one), 200 when an upsert only updated.',
         params: TableParams,
+        headers: IdempotencyHeaders,
         body: InsertRowsBody,
         response: { 201: Answer, 200: Answer },
       },
