@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerCreditCommands } from '../admin/credits.ts';
 import { registerEventCommands } from '../admin/events.ts';
 import { registerProjectionCommands } from '../admin/projections.ts';
 import { registerSyncCommands } from '../admin/sync.ts';
@@ -11,9 +12,12 @@ import { registerSyncCommands } from '../admin/sync.ts';
 export function registerAdminCommands(program: Command): void {
   const admin = program
     .command('admin')
-    .description('operator commands: projections, the event log, content sync (direct database access)')
+    .description(
+      'operator commands: projections, the event log, content sync, credits (direct database access)',
+    )
     .option('--actor <name>', 'who is acting, for the audit (default: STK_ADMIN_ACTOR or user@host)');
   registerProjectionCommands(admin);
   registerEventCommands(admin);
   registerSyncCommands(admin);
+  registerCreditCommands(admin);
 }
