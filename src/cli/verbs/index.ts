@@ -3,6 +3,7 @@ import { registerAccountCommands } from './account.ts';
 import { registerAdminCommands } from './admin.ts';
 import { registerColumnCommands } from './columns.ts';
 import { registerKeyCommands } from './keys.ts';
+import { registerRowCommands } from './rows.ts';
 import { registerTableCommands } from './tables.ts';
 
 /** Each area of the CLI registers its subcommands on the program. */
@@ -14,4 +15,5 @@ export const commandModules: CommandModule[] = [
   registerAdminCommands,
   registerTableCommands,
   registerColumnCommands,
+  registerRowCommands,
 ];
