@@ -25,6 +25,8 @@ export type Prepared =
   | {
       type: 'leaf';
       columnId: string;
+      /** The column's type: every stored cell of it holds a value of that type (checked on write). */
+      dataType: RowColumn['dataType'];
       /** Steps inside a JSON cell; undefined: the cell itself; null: a path that resolves nothing. */
       path: string[] | undefined | null;
       operator: Operator;
@@ -83,6 +85,7 @@ export function prepareCondition(node: RunCondition, resolve: ColumnResolver): P
     return {
       type: 'leaf',
       columnId: column.id,
+      dataType: column.dataType,
       path,
       operator: node.operator,
       missing,

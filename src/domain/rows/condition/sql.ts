@@ -98,6 +98,83 @@ function leafValue(leaf: Leaf, row: string, params: SqlParams): string {
   return `(${row}.cells #> ${params.add([leaf.columnId, ...leaf.path], 'text[]')})`;
 }
 
+const STRING_TYPES = new Set(['text', 'url', 'email', 'date']);
+const COMPARE = { greaterThan: '>', greaterThanOrEqual: '>=', lessThan: '<', lessThanOrEqual: '<=' } as const;
+const EQUALITY = new Set(['equals', 'in', 'notEquals', 'notIn']);
+
+/** Whether a leaf has the short form of typedTest: an operator that fits its column's type. */
+function hasTypedTest({ operator, dataType, args }: Leaf): boolean {
+  const equality = EQUALITY.has(operator);
+  if (STRING_TYPES.has(dataType)) {
+    if (equality) return args.strings.length > 0;
+    if (['contains', 'notContains', 'startsWith', 'endsWith'].includes(operator)) return true;
+    return dataType === 'date' && ['before', 'after', 'dateBetween'].includes(operator);
+  }
+  if (dataType === 'number')
+    return equality ? args.numbers.length > 0 : operator in COMPARE || operator === 'between';
+  if (dataType === 'boolean')
+    return equality ? args.booleans.length > 0 : operator === 'isTrue' || operator === 'isFalse';
+  return false;
+}
+
+/**
+ * A leaf on a cell itself (no jsonPath) of a typed column, in the short form that knows the cell's
+ * type: a stored cell of a number column is a number, of a text column a string, and so on (values are
+ * checked on write and a column's type never changes). The test is NULL exactly when the value is
+ * missing, so the missingPolicy is a COALESCE, and no guard on the JSON type is needed. Only for leaves
+ * that hasTypedTest accepts; the others take the general form.
+ */
+function typedTest(leaf: Leaf, row: string, params: SqlParams): string {
+  const { args, operator, dataType } = leaf;
+  const any = (values: unknown[], cast: string) => `ANY(${params.add(values, `${cast}[]`)})`;
+  const not = (test: string) => (operator === 'notEquals' || operator === 'notIn' ? `(NOT ${test})` : test);
+  const equality = EQUALITY.has(operator);
+  if (STRING_TYPES.has(dataType)) {
+    const text = `NULLIF(${row}.cells->>${params.add(leaf.columnId, 'text')}, '')`;
+    const folded = `lower(${text} COLLATE pg_c_utf8)`;
+    const word = () => params.add(args.strings[0], 'text');
+    const date = (i: number) => params.add(args.dates[i], 'text');
+    // A date cell is stored in the one form dateText() takes as it is.
+    const stored = `(${text} COLLATE "C")`;
+    if (equality) return not(`(${folded} = ${any(args.strings, 'text')})`);
+    if (operator === 'contains') return `(strpos(${folded}, ${word()}) > 0)`;
+    if (operator === 'notContains') return `(NOT strpos(${folded}, ${word()}) > 0)`;
+    if (operator === 'startsWith') return `starts_with(${folded}, ${word()})`;
+    if (operator === 'endsWith') {
+      const suffix = word();
+      return `(right(${folded}, char_length(${suffix})) = ${suffix})`;
+    }
+    if (operator === 'before') return `(${stored} < ${date(0)})`;
+    if (operator === 'after') return `(${stored} > ${date(0)})`;
+    return `(${stored} BETWEEN ${date(0)} AND ${date(1)})`;
+  }
+  const cell = `(${row}.cells->${params.add(leaf.columnId, 'text')})`;
+  if (dataType === 'number') {
+    const number = `${cell}::numeric`;
+    const value = (i: number) => params.add(args.numbers[i], 'numeric');
+    if (equality) return not(`(${number} = ${any(args.numbers, 'numeric')})`);
+    if (operator === 'between') return `(${number} BETWEEN ${value(0)} AND ${value(1)})`;
+    return `(${number} ${COMPARE[operator as keyof typeof COMPARE]} ${value(0)})`;
+  }
+  const bool = `${cell}::boolean`;
+  if (equality) return not(`(${bool} = ${any(args.booleans, 'boolean')})`);
+  return operator === 'isTrue' ? bool : `(NOT ${bool})`;
+}
+
+/** A leaf in the short form when it has one (see typedTest), its missingPolicy folded in. */
+function typedLeaf(leaf: Leaf, row: string, params: SqlParams): string | undefined {
+  if (leaf.path !== undefined || leaf.dataType === 'json') return undefined;
+  if (leaf.operator === 'isEmpty' || leaf.operator === 'isNotEmpty') {
+    const value = STRING_TYPES.has(leaf.dataType)
+      ? `NULLIF(${row}.cells->>${params.add(leaf.columnId, 'text')}, '')`
+      : `(${row}.cells->${params.add(leaf.columnId, 'text')})`;
+    return `(${value} IS ${leaf.operator === 'isEmpty' ? '' : 'NOT '}NULL)`;
+  }
+  if (!hasTypedTest(leaf)) return undefined;
+  const test = typedTest(leaf, row, params);
+  return leaf.missing === null ? test : `COALESCE(${test}, ${truth(leaf.missing)})`;
+}
+
 /**
  * A prepared condition as a SQL boolean over the row alias `row`, in the same three-valued logic as
  * evaluate(): SQL's own NULL is unknown, and its AND, OR and NOT are Kleene's. Every value the
@@ -108,6 +185,8 @@ export function conditionSql(node: Prepared, params: SqlParams, row = 'r'): stri
     case 'constant':
       return truth(node.value);
     case 'leaf': {
+      const typed = typedLeaf(node, row, params);
+      if (typed !== undefined) return typed;
       const x = leafValue(node, row, params);
       const onMissing =
         node.operator === 'isEmpty' ? 'TRUE' : node.operator === 'isNotEmpty' ? 'FALSE' : truth(node.missing);
