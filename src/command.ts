@@ -18,7 +18,12 @@ export interface CommandOptions<S, C, E extends DomainEvent> {
   metadata: EventMetadata;
   now: Date;
   /** Strict control (If-Match): the revision the caller last saw; no retry on conflict then. */
-  expectedRevision?: bigint;
+  expectedRevision?: bigint | 'no_stream';
+  /**
+   * The state the stream's events fold onto, when it does not start from the definition's initial
+   * state (a row's own stream starts from the row as its insert batch left it).
+   */
+  initialState?: S;
   /** Optimistic retries on a concurrent write to the same stream. */
   maxRetries?: number;
 }
@@ -31,20 +36,22 @@ export interface CommandResult<S, E> {
   revision: bigint | undefined;
 }
 
-/** Loads the stream's state (undefined revision: no stream yet). */
+/** Loads the stream's state (undefined revision: no stream yet), folded onto `initial` when given. */
 export async function loadState<S, E extends DomainEvent>(
   store: EventStore,
   stream: string,
   definition: Pick<StreamDefinition<S, E>, 'initialState' | 'evolve'>,
+  initial?: S,
 ): Promise<{ state: S; revision: bigint | undefined }> {
-  return fold(definition, await store.readStream(stream));
+  return fold(definition, await store.readStream(stream), initial);
 }
 
 function fold<S, E extends DomainEvent>(
   definition: Pick<StreamDefinition<S, E>, 'initialState' | 'evolve'>,
   events: readonly RecordedEvent[],
+  initial: S = definition.initialState(),
 ): { state: S; revision: bigint | undefined } {
-  const state = events.reduce((s, e) => definition.evolve(s, e as unknown as E), definition.initialState());
+  const state = events.reduce((s, e) => definition.evolve(s, e as unknown as E), initial);
   return { state, revision: events.at(-1)?.revision };
 }
 
@@ -79,8 +86,8 @@ export async function handleCommand<S, C, E extends DomainEvent>(
   const { store, stream, decider, command, metadata, now } = options;
   const retries = options.expectedRevision !== undefined ? 0 : (options.maxRetries ?? 20);
   for (let attempt = 0; ; attempt++) {
-    const { state, revision } = await loadState(store, stream, decider.stream);
-    if (options.expectedRevision !== undefined && revision !== options.expectedRevision) {
+    const { state, revision } = await loadState(store, stream, decider.stream, options.initialState);
+    if (options.expectedRevision !== undefined && (revision ?? 'no_stream') !== options.expectedRevision) {
       throw new WrongExpectedRevisionError(stream, options.expectedRevision, revision ?? 'no_stream');
     }
     const decided = decideOn(decider, command, { state, revision }, now, metadata);
@@ -103,16 +110,17 @@ export async function handleCommand<S, C, E extends DomainEvent>(
 export interface BatchCommandOptions<S, C, E extends DomainEvent> {
   store: EventStore;
   decider: Decider<S, C, E>;
-  /** The commands and their streams; a stream named twice is decided again after the first lands. */
-  items: readonly { stream: string; command: C; metadata: EventMetadata; now: Date }[];
+  /**
+   * The commands and their streams; a stream named twice is decided again after the first lands.
+   * `initial`: the state the stream's events fold onto (see CommandOptions.initialState).
+   */
+  items: readonly { stream: string; command: C; metadata: EventMetadata; now: Date; initial?: S }[];
   maxRetries?: number;
   /**
    * How each stream's state is read: `last`, its last event (the default: deciders whose state is that
-   * event); `all`, every event, read a few streams at a time; `new`, nothing, for streams the caller
-   * has just named (fresh ids), decided on the initial state and appended with `no_stream`. A stream
-   * written in between is read whole before it is decided again.
+   * event); `all`, every event, read a few streams at a time.
    */
-  read?: 'last' | 'all' | 'new';
+  read?: 'last' | 'all';
 }
 
 export type BatchCommandOutcome<S, E> =
@@ -134,7 +142,7 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
   const outcomes: BatchCommandOutcome<S, E>[] = new Array(items.length);
   const conflicts = new Array<number>(items.length).fill(0);
   let pending = items.map((_, i) => i);
-  let read = options.read ?? 'last';
+  const read = options.read ?? 'last';
   while (pending.length > 0) {
     // One decision per stream a round: a stream named again is decided on what the first one left.
     const round: number[] = [];
@@ -148,10 +156,9 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
     const states = await readStates(
       store,
       decider.stream,
-      round.map((i) => items[i]!.stream),
+      new Map(round.map((i) => [items[i]!.stream, items[i]!.initial])),
       read,
     );
-    if (read === 'new') read = 'all';
     const toAppend: { index: number; decided: ReturnType<typeof decideOn<S, C, E>> }[] = [];
     for (const index of round) {
       const { stream, command, metadata, now } = items[index]!;
@@ -204,22 +211,21 @@ const WHOLE_READS_AT_ONCE = 8;
 async function readStates<S, E extends DomainEvent>(
   store: EventStore,
   definition: Pick<StreamDefinition<S, E>, 'initialState' | 'evolve'>,
-  streams: readonly string[],
-  read: 'last' | 'all' | 'new',
+  initials: ReadonlyMap<string, S | undefined>,
+  read: 'last' | 'all',
 ): Promise<Map<string, { state: S; revision: bigint | undefined } | Error>> {
+  const streams = [...initials.keys()];
   const states = new Map<string, { state: S; revision: bigint | undefined } | Error>();
-  if (read === 'new') {
-    for (const s of streams) states.set(s, fold(definition, []));
-  } else if (read === 'last') {
+  if (read === 'last') {
     for (const [s, last] of await readLastIsolated(store, streams)) {
-      states.set(s, last instanceof Error ? last : fold(definition, last ? [last] : []));
+      states.set(s, last instanceof Error ? last : fold(definition, last ? [last] : [], initials.get(s)));
     }
   } else {
     let next = 0;
     const worker = async () => {
       while (next < streams.length) {
         const s = streams[next++]!;
-        states.set(s, await loadState(store, s, definition).catch(asError));
+        states.set(s, await loadState(store, s, definition, initials.get(s)).catch(asError));
       }
     };
     await Promise.all(Array.from({ length: Math.min(WHOLE_READS_AT_ONCE, streams.length) }, worker));

@@ -2,6 +2,7 @@ import { rowsProjection } from '../../projections/rows/rows.ts';
 import { handleCommand } from '../../src/command.ts';
 import { rowNotFound } from '../../src/domain/rows/access.ts';
 import { isRowId } from '../../src/domain/rows/ids.ts';
+import { insertedRows } from '../../src/domain/rows/load.ts';
 import { rowStream } from '../../src/domain/rows/row-state.ts';
 import { RowParams } from '../../src/domain/rows/schemas.ts';
 import { loadTableForWrite } from '../../src/domain/tables/access.ts';
@@ -39,6 +40,7 @@ export const deleteRowRoute: RouteModule = (app, deps) => {
         command: { tableId, rowId },
         metadata: eventMetadata(request),
         now: deps.clock(),
+        initialState: (await insertedRows(deps.store, tableId, [rowId])).get(rowId),
       });
       await readYourWrites(deps, result.appended?.position, [rowsProjection]);
       return reply.code(204).send();

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { rowsProjection } from '../../projections/rows/rows.ts';
 import { handleCommandBatch } from '../../src/command.ts';
 import { isRowId } from '../../src/domain/rows/ids.ts';
+import { insertedRows } from '../../src/domain/rows/load.ts';
 import { rowStream } from '../../src/domain/rows/row-state.ts';
 import { RowIdsSchema } from '../../src/domain/rows/schemas.ts';
 import { loadTableForWrite } from '../../src/domain/tables/access.ts';
@@ -12,7 +13,7 @@ import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
 import { deleteRow } from './delete-row.ts';
-import { appendedPosition } from './shared.ts';
+import { newest } from './shared.ts';
 
 export const DeleteRowsBody = z.strictObject({ rowIds: RowIdsSchema });
 
@@ -42,6 +43,7 @@ export const deleteRowsRoute: RouteModule = (app, deps) => {
       const ids = [...new Set(request.body.rowIds)].filter(isRowId);
       const now = deps.clock();
       const metadata = eventMetadata(request);
+      const origins = await insertedRows(deps.store, tableId, ids);
       const outcomes = await handleCommandBatch({
         store: deps.store,
         decider: deleteRow,
@@ -51,6 +53,7 @@ export const deleteRowsRoute: RouteModule = (app, deps) => {
           command: { tableId, rowId },
           metadata,
           now,
+          initial: origins.get(rowId),
         })),
       });
       const deleted = outcomes.flatMap((outcome) => {
@@ -58,7 +61,7 @@ export const deleteRowsRoute: RouteModule = (app, deps) => {
         if (outcome.error instanceof AppError && outcome.error.code === 'not_found') return [];
         throw outcome.error;
       });
-      await readYourWrites(deps, appendedPosition(deleted), [rowsProjection]);
+      await readYourWrites(deps, newest(deleted.map((r) => r.appended?.position)), [rowsProjection]);
       return { deleted: deleted.length };
     },
   );

@@ -1,38 +1,38 @@
 import { z } from 'zod';
 import { rowsProjection } from '../../projections/rows/rows.ts';
-import { type CommandResult, handleCommandBatch } from '../../src/command.ts';
+import { handleCommand, handleCommandBatch } from '../../src/command.ts';
 import { ColumnKeySchema } from '../../src/domain/columns/fields.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import { checkCells, columnsByKey, type RowColumn, writtenStatuses } from '../../src/domain/rows/cells.ts';
-import type { CellStatusValue, RowEvent } from '../../src/domain/rows/events.ts';
-import { newRowId } from '../../src/domain/rows/ids.ts';
-import { type RowState, rowStream } from '../../src/domain/rows/row-state.ts';
+import type { InsertedRow } from '../../src/domain/rows/events.ts';
+import { newBatchId, rowIdOf } from '../../src/domain/rows/ids.ts';
+import { insertedRows } from '../../src/domain/rows/load.ts';
+import { insertedRow, type RowState, rowBatchStream, rowStream } from '../../src/domain/rows/row-state.ts';
 import { CellsSchema, MAX_BATCH, RowSchema } from '../../src/domain/rows/schemas.ts';
 import { rowView } from '../../src/domain/rows/view.ts';
 import { loadTableForWrite } from '../../src/domain/tables/access.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { AppError, type FieldError } from '../../src/errors.ts';
-import type { EventMetadata } from '../../src/event-store/port.ts';
+import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
 import { changeCells } from './patch-row.ts';
-import { appendedPosition, firstFailure, ROWS_BODY_LIMIT, rowPath, serializeAsIs } from './shared.ts';
+import { firstFailure, newest, ROWS_BODY_LIMIT, rowPath, serializeAsIs } from './shared.ts';
 import { findMatches, matchKey, refuseDuplicates, upsertColumn, withUpsertLock } from './upsert.ts';
 
-export interface InsertRow {
+export interface InsertRows {
   tableId: string;
-  rowId: string;
-  /** Checked against the columns' data types, by column id. */
-  cells: Record<string, unknown>;
-  statuses: Record<string, CellStatusValue>;
+  batchId: string;
+  /** In the order sent; cells checked against the columns' data types, by column id. */
+  rows: InsertedRow[];
 }
 
-/** A new row: its id is fresh, so the stream must not exist yet. */
-export const insertRow = rowStream.decider((command: InsertRow, state, now) => {
-  if (state.exists) throw new AppError('conflict', `Row ${command.rowId} exists.`);
-  return [{ type: 'RowInserted', data: { ...command, at: now.toISOString() } }];
+/** A batch of new rows: its id is fresh, so its stream must not exist yet. */
+export const insertRows = rowBatchStream.decider((command: InsertRows, state, now) => {
+  if (state.exists) throw new AppError('conflict', `Batch ${command.batchId} exists.`);
+  return [{ type: 'RowsInserted', data: { ...command, at: now.toISOString() } }];
 });
 
 export const InsertRowsBody = z.strictObject({
@@ -54,8 +54,6 @@ const Outcome = z.object({
 });
 const Answer = z.object({ data: z.array(RowSchema), results: z.array(Outcome).optional() });
 
-type Result = CommandResult<RowState, RowEvent>;
-
 const withoutNulls = (cells: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(cells).filter(([, v]) => v !== null));
 
@@ -69,47 +67,80 @@ interface Batch {
   now: Date;
 }
 
-/** Appends the batch: new rows in one go, updates merged by cell on their own streams. */
-async function write(deps: AppDeps, batch: Batch): Promise<Result[]> {
+interface Written {
+  /** Each row as written, in the order sent. */
+  rows: RowState[];
+  /** Where the appends landed: read models past the newest show the whole batch. */
+  positions: (Position | undefined)[];
+}
+
+/** Appends the batch: the new rows as one event of a batch stream, updates merged by cell on their own streams. */
+async function write(deps: AppDeps, batch: Batch): Promise<Written> {
   const { tableId, columns, metadata, now } = batch;
   const creates: number[] = [];
   const updates: number[] = [];
   batch.targets.forEach((target, i) => {
     (target ? updates : creates).push(i);
   });
-  const inserted = handleCommandBatch({
-    store: deps.store,
-    decider: insertRow,
-    read: 'new',
-    items: creates.map((i) => {
-      const rowId = newRowId(now.getTime());
+  const rows: RowState[] = new Array(batch.cells.length);
+  const positions: (Position | undefined)[] = [];
+  if (creates.length > 0) {
+    const batchId = newBatchId(now.getTime());
+    const inserted = creates.map((i, k): InsertedRow => {
       const cells = withoutNulls(batch.cells[i]!);
-      const command = { tableId, rowId, cells, statuses: writtenStatuses(columns, cells) };
-      return { stream: rowStream.name(tableId, rowId), command, metadata, now };
-    }),
-  });
-  const updated = handleCommandBatch({
-    store: deps.store,
-    decider: changeCells,
-    read: 'all',
-    items: updates.map((i) => {
-      const rowId = batch.targets[i]!;
-      const command = { tableId, rowId, cells: batch.cells[i]!, columns };
-      return { stream: rowStream.name(tableId, rowId), command, metadata, now };
-    }),
-  });
-  // Both settle before either's failure is thrown: no rejection is left unobserved.
-  const [insertedOutcomes, updatedOutcomes] = await Promise.all([inserted, updated]);
-  const results: Result[] = new Array(batch.cells.length);
-  for (const [k, r] of firstFailure(insertedOutcomes).entries()) results[creates[k]!] = r;
-  try {
-    for (const [k, r] of firstFailure(updatedOutcomes).entries()) results[updates[k]!] = r;
-  } catch (error) {
-    if (error instanceof AppError && error.code === 'not_found')
-      throw new AppError('conflict', 'A row the upsert matched was deleted meanwhile; send the batch again.');
-    throw error;
+      return { rowId: rowIdOf(batchId, k), cells, statuses: writtenStatuses(columns, cells) };
+    });
+    const result = await handleCommand({
+      store: deps.store,
+      stream: rowBatchStream.name(tableId, batchId),
+      decider: insertRows,
+      command: { tableId, batchId, rows: inserted },
+      metadata,
+      now,
+    });
+    positions.push(result.appended?.position);
+    const at = now.toISOString();
+    creates.forEach((i, k) => {
+      rows[i] = insertedRow(tableId, inserted[k]!, at);
+    });
   }
-  return results;
+  if (updates.length > 0) {
+    const origins = await insertedRows(
+      deps.store,
+      tableId,
+      updates.map((i) => batch.targets[i]!),
+    );
+    const outcomes = await handleCommandBatch({
+      store: deps.store,
+      decider: changeCells,
+      read: 'all',
+      items: updates.map((i) => {
+        const rowId = batch.targets[i]!;
+        const command = { tableId, rowId, cells: batch.cells[i]!, columns };
+        return {
+          stream: rowStream.name(tableId, rowId),
+          command,
+          metadata,
+          now,
+          initial: origins.get(rowId),
+        };
+      }),
+    });
+    try {
+      for (const [k, r] of firstFailure(outcomes).entries()) {
+        rows[updates[k]!] = r.state;
+        positions.push(r.appended?.position);
+      }
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'not_found')
+        throw new AppError(
+          'conflict',
+          'A row the upsert matched was deleted meanwhile; send the batch again.',
+        );
+      throw error;
+    }
+  }
+  return { rows, positions };
 }
 
 /** POST /api/tables/{tableId}/rows */
@@ -156,11 +187,11 @@ export const insertRowsRoute: RouteModule = (app, deps) => {
         now: deps.clock(),
       };
       const commit = async () => {
-        const results = await write(deps, batch);
-        await readYourWrites(deps, appendedPosition(results), [rowsProjection]);
-        return results;
+        const written = await write(deps, batch);
+        await readYourWrites(deps, newest(written.positions), [rowsProjection]);
+        return written.rows;
       };
-      let results: Result[];
+      let results: RowState[];
       if (column) {
         refuseDuplicates(column, cells);
         results = await withUpsertLock(deps, tableId, async () => {
@@ -174,7 +205,7 @@ export const insertRowsRoute: RouteModule = (app, deps) => {
       } else results = await commit();
 
       const columns = [...table.columns.values()];
-      const data = results.map((r) => rowView(columns, r.state));
+      const data = results.map((r) => rowView(columns, r));
       const created = batch.targets.indexOf(undefined);
       if (created >= 0) reply.code(201).header('location', rowPath(tableId, data[created]!.id));
       if (!column) return reply.send({ data });

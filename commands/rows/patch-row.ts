@@ -6,7 +6,8 @@ import { etagOf, ifMatchRevision } from '../../src/domain/columns/etag.ts';
 import { invalidInput, rowNotFound } from '../../src/domain/rows/access.ts';
 import { checkCells, columnsByKey, type RowColumn, writtenStatuses } from '../../src/domain/rows/cells.ts';
 import { isRowId } from '../../src/domain/rows/ids.ts';
-import { rowStream } from '../../src/domain/rows/row-state.ts';
+import { insertedRows } from '../../src/domain/rows/load.ts';
+import { rowStream, rowVersion } from '../../src/domain/rows/row-state.ts';
 import { CellsSchema, RowParams, RowSchema } from '../../src/domain/rows/schemas.ts';
 import { rowView } from '../../src/domain/rows/view.ts';
 import { loadTableForWrite } from '../../src/domain/tables/access.ts';
@@ -80,8 +81,10 @@ export const patchRowRoute: RouteModule = (app, deps) => {
       if (!isRowId(rowId)) throw rowNotFound(tableId, rowId);
       const checked = checkCells(columnsByKey(table.columns.values()), request.body.cells, 'cells', 'clear');
       if (checked.errors.length > 0) throw invalidInput('body', checked.errors);
-      const expected = ifMatchRevision(request.headers['if-match']);
-      if (expected === 'stale') throw stale();
+      // The ETag is the row's version: 0 as inserted, its own stream's revision + 1 after a change.
+      const version = ifMatchRevision(request.headers['if-match']);
+      if (version === 'stale') throw stale();
+      const origin = (await insertedRows(deps.store, tableId, [rowId])).get(rowId);
       try {
         const result = await handleCommand({
           store: deps.store,
@@ -90,12 +93,13 @@ export const patchRowRoute: RouteModule = (app, deps) => {
           command: { tableId, rowId, cells: checked.cells, columns: table.columns },
           metadata: eventMetadata(request),
           now: deps.clock(),
-          expectedRevision: expected,
+          initialState: origin,
+          expectedRevision: version === undefined ? undefined : version === 0n ? 'no_stream' : version - 1n,
           maxRetries: MAX_RETRIES,
         });
         await readYourWrites(deps, result.appended?.position, [rowsProjection]);
         return reply
-          .header('etag', etagOf(result.revision))
+          .header('etag', etagOf(rowVersion(result.revision)))
           .send(rowView([...table.columns.values()], result.state));
       } catch (error) {
         if (error instanceof WrongExpectedRevisionError) throw stale();

@@ -20,11 +20,9 @@ export function firstFailure<S, E>(outcomes: readonly BatchCommandOutcome<S, E>[
   });
 }
 
-/** The newest position a batch appended at: read models that pass it show the whole batch. */
-export function appendedPosition(results: readonly { appended?: { position: Position } }[]) {
-  let newest: Position | undefined;
-  for (const { appended } of results) {
-    if (appended && (!newest || comparePositions(appended.position, newest) > 0)) newest = appended.position;
-  }
-  return newest;
+/** The newest of the positions a request appended at: read models that pass it show all it wrote. */
+export function newest(positions: readonly (Position | undefined)[]): Position | undefined {
+  let last: Position | undefined;
+  for (const p of positions) if (p && (!last || comparePositions(p, last) > 0)) last = p;
+  return last;
 }

@@ -1,4 +1,4 @@
-import type { RowEvent } from '../../src/domain/rows/events.ts';
+import type { RowBatchEvent, RowEvent } from '../../src/domain/rows/events.ts';
 import { type CellStatus, mergeCells } from '../../src/domain/rows/row-state.ts';
 import type { StoredRow } from '../../src/domain/rows/view.ts';
 import type { Projection, RecordedOf } from '../../src/projection/types.ts';
@@ -34,7 +34,8 @@ interface Folded {
   cell_status: Record<string, CellStatus>;
   created_at: string | Date;
   updated_at: string | Date;
-  revision: bigint;
+  /** A row's version stays far below 2^53: a plain number, so the batch goes to JSON without a replacer. */
+  revision: number;
 }
 
 interface Slot {
@@ -42,68 +43,80 @@ interface Slot {
   changed: boolean;
 }
 
-const keyOf = (data: { tableId: string; rowId: string }) => `${data.tableId} ${data.rowId}`;
+const keyOf = (tableId: string, rowId: string) => `${tableId} ${rowId}`;
 const statusesAt = (statuses: Record<string, string>, at: string) =>
   Object.fromEntries(
     Object.entries(statuses).map(([id, status]) => [id, { status, updatedAt: at }]),
   ) as Record<string, CellStatus>;
 
+type Event = RecordedOf<RowEvent | RowBatchEvent>;
+
+/** The rows an event touches: every row of an insert batch, or the one row of a change. */
+const rowsOf = (event: Event): string[] =>
+  event.type === 'RowsInserted'
+    ? event.data.rows.map((r) => keyOf(event.data.tableId, r.rowId))
+    : [keyOf(event.data.tableId, event.data.rowId)];
+
 /**
  * The batch in memory, per row, on top of what the table holds: the same result as one statement per
- * event. Rows whose first event here is their insert are not read first (an import is nearly all
- * inserts): the upsert's revision guard keeps a re-applied insert from overwriting a newer row.
+ * event. `revision` is the row's version (its ETag): 0 as inserted, the row stream's revision + 1 after
+ * a change, so a change applies only above it and a re-applied event changes nothing. Rows whose first
+ * event here is their insert are not read first (an import is nearly all inserts): the upsert's version
+ * guard keeps a re-applied insert from overwriting a row that has changed since.
  */
-function fold(events: readonly RecordedOf<RowEvent>[], stored: ReadonlyMap<string, Folded>) {
+function fold(events: readonly Event[], stored: ReadonlyMap<string, Folded>) {
   const slots = new Map<string, Slot>();
-  for (const event of events) {
-    const key = keyOf(event.data);
+  const slotOf = (key: string) => {
     let slot = slots.get(key);
     if (!slot) {
       slot = { row: stored.get(key), changed: false };
       slots.set(key, slot);
     }
-    const { row } = slot;
-    switch (event.type) {
-      case 'RowInserted': {
-        if (row) continue;
-        const { tableId, rowId, cells, statuses, at } = event.data;
+    return slot;
+  };
+  for (const event of events) {
+    if (event.type === 'RowsInserted') {
+      const { tableId, rows, at } = event.data;
+      for (const row of rows) {
+        const slot = slotOf(keyOf(tableId, row.rowId));
+        if (slot.row) continue;
         slot.row = {
           table_id: tableId,
-          id: rowId,
-          cells,
-          cell_status: statusesAt(statuses, at),
+          id: row.rowId,
+          cells: row.cells,
+          cell_status: statusesAt(row.statuses, at),
           created_at: at,
           updated_at: at,
-          revision: event.revision,
+          revision: 0,
         };
-        break;
+        slot.changed = true;
       }
-      case 'RowCellsChanged': {
-        if (!row || row.revision >= event.revision) continue;
-        const { cells, statuses, at } = event.data;
-        slot.row = {
-          ...row,
-          cells: mergeCells(row.cells, cells),
-          cell_status: { ...row.cell_status, ...statusesAt(statuses, at) },
-          updated_at: at,
-          revision: event.revision,
-        };
-        break;
-      }
-      case 'RowDeleted':
-        slot.row = undefined;
-        break;
+      continue;
     }
+    const slot = slotOf(keyOf(event.data.tableId, event.data.rowId));
+    const { row } = slot;
+    const version = Number(event.revision) + 1;
+    if (event.type === 'RowCellsChanged') {
+      if (!row || row.revision >= version) continue;
+      const { cells, statuses, at } = event.data;
+      slot.row = {
+        ...row,
+        cells: mergeCells(row.cells, cells),
+        cell_status: { ...row.cell_status, ...statusesAt(statuses, at) },
+        updated_at: at,
+        revision: version,
+      };
+    } else slot.row = undefined;
     slot.changed = true;
   }
   return slots;
 }
 
 /** Rows of every table: cells and statuses keyed by column id (the table's current columns name them). */
-export const rowsProjection: Projection<RowEvent> = {
+export const rowsProjection: Projection<RowEvent | RowBatchEvent> = {
   name: 'rows',
   version: 1,
-  handles: ['RowInserted', 'RowCellsChanged', 'RowDeleted'],
+  handles: ['RowsInserted', 'RowCellsChanged', 'RowDeleted'],
   tables: {
     // id sorts in creation order byte by byte (src/domain/rows/ids.ts): the primary key serves the
     // default order, paging by id and every lookup of a row. Filters and sorts on cells read a table's
@@ -117,6 +130,7 @@ export const rowsProjection: Projection<RowEvent> = {
         cell_status jsonb NOT NULL,
         created_at timestamptz NOT NULL,
         updated_at timestamptz NOT NULL,
+        -- The row's version, its ETag: 0 as inserted, the row stream's revision + 1 after a change.
         revision bigint NOT NULL,
         PRIMARY KEY (table_id, id)
       )`,
@@ -124,22 +138,23 @@ export const rowsProjection: Projection<RowEvent> = {
   },
   async apply(events, { tx, table }) {
     const t = table(ROWS);
-    const unread = new Set<string>();
-    const toRead: { tableId: string; rowId: string }[] = [];
+    const seen = new Set<string>();
+    const toRead: string[] = [];
     for (const event of events) {
-      const key = keyOf(event.data);
-      if (unread.has(key)) continue;
-      unread.add(key);
-      if (event.type !== 'RowInserted') toRead.push(event.data);
+      for (const key of rowsOf(event)) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+        if (event.type !== 'RowsInserted') toRead.push(key);
+      }
     }
     const stored = new Map<string, Folded>();
     if (toRead.length > 0) {
       const { rows } = await tx.query<Folded & { revision: string }>(
         `SELECT table_id, id, cells, cell_status, created_at, updated_at, revision FROM ${t}
          WHERE (table_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[])) FOR UPDATE`,
-        [toRead.map((r) => r.tableId), toRead.map((r) => r.rowId)],
+        [toRead.map((k) => k.split(' ')[0]), toRead.map((k) => k.split(' ')[1])],
       );
-      for (const r of rows) stored.set(`${r.table_id} ${r.id}`, { ...r, revision: BigInt(r.revision) });
+      for (const r of rows) stored.set(`${r.table_id} ${r.id}`, { ...r, revision: Number(r.revision) });
     }
     const upserts: Folded[] = [];
     const deletes: string[][] = [[], []];
@@ -168,7 +183,7 @@ export const rowsProjection: Projection<RowEvent> = {
        ON CONFLICT (table_id, id) DO UPDATE SET cells = EXCLUDED.cells, cell_status = EXCLUDED.cell_status,
          updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
        WHERE cur.revision < EXCLUDED.revision`,
-      [JSON.stringify(upserts, (_key, v) => (typeof v === 'bigint' ? String(v) : v))],
+      [JSON.stringify(upserts)],
     );
   },
 };

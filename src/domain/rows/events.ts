@@ -14,11 +14,11 @@ const cells = z.record(z.string(), z.unknown());
 /** The status a write gives the cells of non-input columns it touches (input columns have none). */
 const statuses = z.record(z.string(), z.enum(CELL_STATUSES));
 
-const RowInserted = z.object({
+/** An insert batch, in its own stream: every row it created, in the order sent. */
+const RowsInserted = z.object({
   tableId: z.string(),
-  rowId: z.string(),
-  cells,
-  statuses,
+  batchId: z.string(),
+  rows: z.array(z.object({ rowId: z.string(), cells, statuses })),
   at: z.string(),
 });
 
@@ -33,6 +33,9 @@ const RowCellsChanged = z.object({
 
 const RowDeleted = z.object({ tableId: z.string(), rowId: z.string(), at: z.string() });
 
-export const rowEvents = { RowInserted, RowCellsChanged, RowDeleted };
+export const rowBatchEvents = { RowsInserted };
+export const rowEvents = { RowCellsChanged, RowDeleted };
 
+export type RowBatchEvent = EventsOf<typeof rowBatchEvents>;
 export type RowEvent = EventsOf<typeof rowEvents>;
+export type InsertedRow = z.infer<typeof RowsInserted>['rows'][number];

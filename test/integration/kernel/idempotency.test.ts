@@ -18,12 +18,12 @@ const post = (target: Parameters<typeof call>[0], apiKey: string, path: string, 
     body,
   });
 
-async function rowStreams(
+async function batchStreams(
   db: { pool: { query: (q: string, v: unknown[]) => Promise<{ rows: { n: number }[] }> } },
   tableId: string,
 ) {
   const { rows } = await db.pool.query(`SELECT count(*)::int AS n FROM streams WHERE stream_name LIKE $1`, [
-    `row-${tableId}.%`,
+    `rowbatch-${tableId}.%`,
   ]);
   return rows[0]!.n;
 }
@@ -50,7 +50,7 @@ test('the same key and body: the first answer again (status, body, Location), no
   assert.is(again.headers.location, first.headers.location);
   assert.is(again.headers['idempotent-replayed'], 'true');
   assert.is((await listAll(t.app, key, tableId)).length, 2);
-  assert.is(await rowStreams(t.db, tableId), 2);
+  assert.is(await batchStreams(t.db, tableId), 1, 'one batch stream');
   // Without a key, the same body is a new request.
   assert.is((await post(t.app, key, rowsPath(tableId), body)).status, 201);
   assert.is((await listAll(t.app, key, tableId)).length, 4);

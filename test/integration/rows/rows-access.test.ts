@@ -1,10 +1,13 @@
 import * as assert from 'uvu/assert';
 import type { Scope } from '../../../src/auth/scopes.ts';
-import { newRowId } from '../../../src/domain/rows/ids.ts';
+import { newBatchId, rowIdOf } from '../../../src/domain/rows/ids.ts';
 import { newColumnId, newTableId } from '../../../src/domain/tables/ids.ts';
 import { bearer, call, issueKey } from '../../support/accounts.ts';
 import { createColumns, insertRows, rowPath, rowsPath } from '../../support/rows.ts';
 import { createTable, tablesSuite } from '../../support/tables.ts';
+
+/** A row id of the right form that names no row. */
+const newRowId = () => rowIdOf(newBatchId(), 0);
 
 const test = tablesSuite('rows API: 401, 403 (scope, organization), 404 on every route');
 

@@ -1,5 +1,6 @@
 import * as assert from 'uvu/assert';
-import { rowStream } from '../../../src/domain/rows/row-state.ts';
+import { batchOf } from '../../../src/domain/rows/ids.ts';
+import { rowBatchStream, rowStream } from '../../../src/domain/rows/row-state.ts';
 import { bearer, call } from '../../support/accounts.ts';
 import { createColumns, insertRows, listAll, rowPath, rowsPath } from '../../support/rows.ts';
 import { createTable, tablesSuite } from '../../support/tables.ts';
@@ -48,7 +49,7 @@ test('insert: 201 in the order sent, Location, values normalised, statuses of no
   assert.is(res.status, 201, JSON.stringify(res.body));
   const [ada, bob, empty] = res.body.data;
   assert.is(res.headers.location, rowPath(tableId, ada.id));
-  assert.match(ada.id, /^row_[0-9a-z]{26}$/);
+  assert.match(ada.id, /^row_[0-9a-z]{28}$/);
   assert.ok(ada.id < bob.id && bob.id < empty.id, 'ids sort in the order sent');
   assert.is(ada.cells.seen, '2024-03-01T08:00:00.000Z');
   assert.is(bob.cells.seen, '2024-03-02T00:00:00.000Z');
@@ -64,13 +65,21 @@ test('insert: 201 in the order sent, Location, values normalised, statuses of no
   assert.equal(one.body, ada);
   assert.is(one.headers.etag, '"0"');
 
-  const events = await t.deps.store.readStream(rowStream.name(tableId, ada.id));
+  // One event for the batch, in a stream of its own; the rows' own streams are empty until they change.
+  const { batchId } = batchOf(ada.id);
+  const events = await t.deps.store.readStream(rowBatchStream.name(tableId, batchId));
   assert.equal(
     events.map((e) => e.type),
-    ['RowInserted'],
+    ['RowsInserted'],
   );
   const [event] = events as [(typeof events)[number]];
-  assert.equal(Object.keys((event.data as { cells: object }).cells).length, 8);
+  const inserted = (event.data as { rows: { rowId: string; cells: object }[] }).rows;
+  assert.equal(
+    inserted.map((r) => r.rowId),
+    [ada.id, bob.id, empty.id],
+  );
+  assert.equal(Object.keys(inserted[0]!.cells).length, 8);
+  assert.equal(await t.deps.store.readStream(rowStream.name(tableId, ada.id)), []);
   assert.is(event.metadata.actor, keyId);
   assert.is(event.metadata.correlationId, res.headers['x-request-id']);
 });
@@ -112,10 +121,11 @@ test('insert: a bad batch is refused whole, every offending path named, nothing 
   assert.is(byPath['rows[1].cells.score'], 'expected a number');
   assert.is(byPath['rows[1].cells.nope'], 'unknown column');
   assert.equal(await listAll(t.app, key, tableId), []);
-  const { rows } = await t.db.pool.query(`SELECT count(*)::int AS n FROM streams WHERE stream_name LIKE $1`, [
-    `row-${tableId}.%`,
-  ]);
-  assert.is(rows[0].n, 0, 'no row stream was written');
+  const { rows } = await t.db.pool.query(
+    `SELECT count(*)::int AS n FROM streams WHERE stream_name LIKE $1 OR stream_name LIKE $2`,
+    [`row-${tableId}.%`, `rowbatch-${tableId}.%`],
+  );
+  assert.is(rows[0].n, 0, 'no row or batch stream was written');
 
   for (const rows of [[], Array.from({ length: 1001 }, () => ({ cells: {} }))]) {
     const sized = await call(t.app, 'POST', rowsPath(tableId), { headers: bearer(key), body: { rows } });

@@ -1,11 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { deleteRow } from '../../../commands/rows/delete-row.ts';
-import { insertRow } from '../../../commands/rows/insert-rows.ts';
+import { insertRows } from '../../../commands/rows/insert-rows.ts';
 import { changeCells } from '../../../commands/rows/patch-row.ts';
 import { checkCells, columnsByKey, type RowColumn } from '../../../src/domain/rows/cells.ts';
-import type { RowEvent } from '../../../src/domain/rows/events.ts';
-import { isRowId, newRowId } from '../../../src/domain/rows/ids.ts';
+import type { InsertedRow, RowEvent } from '../../../src/domain/rows/events.ts';
+import { batchOf, isRowId, newBatchId, rowIdOf } from '../../../src/domain/rows/ids.ts';
+import { insertedRow, type RowState, rowStream } from '../../../src/domain/rows/row-state.ts';
+import type { Decider } from '../../../src/stream.ts';
 import { given, NOW } from '../../support/decider-spec.ts';
 
 const AT = NOW.toISOString();
@@ -15,30 +17,31 @@ const COLUMNS: RowColumn[] = [
   { id: 'col_sum', key: 'summary', kind: 'enrichment', dataType: 'text' },
 ];
 const byId = new Map(COLUMNS.map((c) => [c.id, c]));
-const inserted: RowEvent = {
-  type: 'RowInserted',
-  data: {
-    tableId: 't',
-    rowId: 'r',
-    cells: { col_name: 'Ada', col_sum: 'x' },
-    statuses: { col_sum: 'done' },
-    at: AT,
-  },
-};
+const origin = insertedRow(
+  't',
+  { rowId: 'r', cells: { col_name: 'Ada', col_sum: 'x' }, statuses: { col_sum: 'done' } },
+  AT,
+);
 
-test('insert: a new row with its cells and the statuses given; refused when the row exists', () => {
-  const command = {
-    tableId: 't',
-    rowId: 'r',
-    cells: { col_name: 'Ada', col_sum: 'x' },
-    statuses: { col_sum: 'done' as const },
-  };
-  given(insertRow, []).when(command).thenEvents([inserted]);
-  given(insertRow, [inserted]).when(command).refuses('conflict');
+/** A decider on a row's own stream, given the row as its batch inserted it. */
+const onRow = <C>(decider: Decider<RowState, C, RowEvent>, start: RowState = origin) => ({
+  ...decider,
+  stream: { ...rowStream, initialState: () => start },
+});
+
+test('insert: one event for the batch, its rows in the order sent; refused when the batch exists', () => {
+  const rows: InsertedRow[] = [
+    { rowId: 'r1', cells: { col_name: 'Ada' }, statuses: {} },
+    { rowId: 'r2', cells: {}, statuses: { col_sum: 'empty' } },
+  ];
+  const events = given(insertRows, [])
+    .when({ tableId: 't', batchId: 'b', rows })
+    .thenEvents([{ type: 'RowsInserted', data: { tableId: 't', batchId: 'b', rows, at: AT } }]);
+  given(insertRows, events).when({ tableId: 't', batchId: 'b', rows }).refuses('conflict');
 });
 
 test('change: only the cells that differ, null clears a present cell, statuses for non-input cells', () => {
-  given(changeCells, [inserted])
+  given(onRow(changeCells), [])
     .when({
       tableId: 't',
       rowId: 'r',
@@ -57,30 +60,32 @@ test('change: only the cells that differ, null clears a present cell, statuses f
         },
       },
     ]);
-  given(changeCells, [inserted])
+  given(onRow(changeCells), [])
     .when({ tableId: 't', rowId: 'r', cells: { col_name: 'Ada' }, columns: byId })
     .thenEvents([]);
 });
 
 test('change: JSON values compare by content, not identity', () => {
-  const json: RowEvent = {
-    ...inserted,
-    data: { ...inserted.data, cells: { col_j: { a: [1, { b: 2 }] } } },
-  } as RowEvent;
-  given(changeCells, [json])
+  const json = { ...origin, cells: { col_j: { a: [1, { b: 2 }] } } };
+  given(onRow(changeCells, json), [])
     .when({ tableId: 't', rowId: 'r', cells: { col_j: { a: [1, { b: 2 }] } }, columns: byId })
     .thenEvents([]);
 });
 
-test('change and delete: 404 for a row that never was or is deleted', () => {
+test('change and delete: 404 for a row no batch inserted, or a deleted one', () => {
   const deleted: RowEvent = { type: 'RowDeleted', data: { tableId: 't', rowId: 'r', at: AT } };
-  for (const history of [[], [inserted, deleted]]) {
-    given(changeCells, history)
+  for (const [start, history] of [
+    [rowStream.initialState(), []],
+    [origin, [deleted]],
+  ] as const) {
+    given(onRow(changeCells, start), [...history])
       .when({ tableId: 't', rowId: 'r', cells: { col_name: 'x' }, columns: byId })
       .refuses('not_found');
-    given(deleteRow, history).when({ tableId: 't', rowId: 'r' }).refuses('not_found');
+    given(onRow(deleteRow, start), [...history])
+      .when({ tableId: 't', rowId: 'r' })
+      .refuses('not_found');
   }
-  given(deleteRow, [inserted]).when({ tableId: 't', rowId: 'r' }).thenEvents([deleted]);
+  given(onRow(deleteRow), []).when({ tableId: 't', rowId: 'r' }).thenEvents([deleted]);
 });
 
 test('cells: checked by data type, named by path; unknown keys refused; null kept or left out', () => {
@@ -119,11 +124,14 @@ test('cells: checked by data type, named by path; unknown keys refused; null kep
   ]);
 });
 
-test('row ids: of their form, and in creation order even within one millisecond', () => {
-  const ids = Array.from({ length: 1000 }, () => newRowId(1_700_000_000_000));
+test('row ids: of their form, in the order sent within a batch and in creation order across batches', () => {
+  const first = newBatchId(1_700_000_000_000);
+  const second = newBatchId(1_700_000_000_000);
+  const ids = [...Array.from({ length: 1000 }, (_, i) => rowIdOf(first, i)), rowIdOf(second, 0)];
   assert.ok(ids.every(isRowId));
   assert.equal([...ids].sort(), ids);
-  assert.ok(newRowId(1_700_000_000_001) > ids.at(-1)!);
+  assert.equal(batchOf(ids[999]!), { batchId: first, index: 999 });
+  assert.ok(rowIdOf(newBatchId(1_700_000_000_001), 0) > ids.at(-1)!);
   assert.not.ok(isRowId('row_abc'));
 });
 
