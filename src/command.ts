@@ -18,7 +18,12 @@ export interface CommandOptions<S, C, E extends DomainEvent> {
   metadata: EventMetadata;
   now: Date;
   /** Strict control (If-Match): the revision the caller last saw; no retry on conflict then. */
-  expectedRevision?: bigint;
+  expectedRevision?: bigint | 'no_stream';
+  /**
+   * The state the stream's events fold onto, when it does not start from the definition's initial
+   * state (a row's own stream starts from the row as its insert batch left it).
+   */
+  initialState?: S;
   /** Optimistic retries on a concurrent write to the same stream. */
   maxRetries?: number;
   /** The stream's state, loaded already (alongside another read): the first attempt decides on it. */
@@ -65,12 +70,17 @@ const FOLDED_STREAMS = 5000;
  */
 const foldedStates = new WeakMap<EventStore, Map<string, Folded>>();
 
-/** Loads the stream's state. */
+/**
+ * Loads the stream's state, folded onto `initial` when given (a row's stream continues the state its
+ * insert batch gave it): such a fold depends on the caller's starting point, so it is not kept.
+ */
 export async function loadState<S, E extends DomainEvent>(
   store: EventStore,
   stream: string,
   definition: Folding<S, E>,
+  initial?: S,
 ): Promise<LoadedState<S>> {
+  if (initial !== undefined) return fold(definition, await store.readStream(stream), { state: initial });
   const [loaded] = await loadStates(store, [{ stream, definition }] as const);
   return loaded;
 }
@@ -125,7 +135,7 @@ function keep(kept: Map<string, Folded>, stream: string, definition: object, loa
 function fold<S, E extends DomainEvent>(
   definition: Folding<S, E>,
   events: readonly RecordedEvent[],
-  from?: { state: S; revision: bigint },
+  from?: { state: S; revision?: bigint },
 ): LoadedState<S> {
   const initial = from ? from.state : definition.initialState();
   const state = events.reduce((s, e) => definition.evolve(s, e as unknown as E), initial);
@@ -167,8 +177,10 @@ export async function handleCommand<S, C, E extends DomainEvent>(
   const retries = options.expectedRevision !== undefined ? 0 : (options.maxRetries ?? 20);
   for (let attempt = 0; ; attempt++) {
     const { state, revision } =
-      attempt === 0 && options.loaded ? options.loaded : await loadState(store, stream, decider.stream);
-    if (options.expectedRevision !== undefined && revision !== options.expectedRevision) {
+      attempt === 0 && options.loaded
+        ? options.loaded
+        : await loadState(store, stream, decider.stream, options.initialState);
+    if (options.expectedRevision !== undefined && (revision ?? 'no_stream') !== options.expectedRevision) {
       throw new WrongExpectedRevisionError(stream, options.expectedRevision, revision ?? 'no_stream');
     }
     const decided = decideOn(decider, command, { state, revision }, now, metadata);
@@ -191,9 +203,17 @@ export async function handleCommand<S, C, E extends DomainEvent>(
 export interface BatchCommandOptions<S, C, E extends DomainEvent> {
   store: EventStore;
   decider: Decider<S, C, E>;
-  /** The commands and their streams; a stream named twice is decided again after the first lands. */
-  items: readonly { stream: string; command: C; metadata: EventMetadata; now: Date }[];
+  /**
+   * The commands and their streams; a stream named twice is decided again after the first lands.
+   * `initial`: the state the stream's events fold onto (see CommandOptions.initialState).
+   */
+  items: readonly { stream: string; command: C; metadata: EventMetadata; now: Date; initial?: S }[];
   maxRetries?: number;
+  /**
+   * How each stream's state is read: `last`, its last event (the default: deciders whose state is that
+   * event); `all`, every event, read a few streams at a time.
+   */
+  read?: 'last' | 'all';
 }
 
 export type BatchCommandOutcome<S, E> =
@@ -201,11 +221,11 @@ export type BatchCommandOutcome<S, E> =
   | { ok: false; error: unknown };
 
 /**
- * `handleCommand` for many streams at once, for deciders whose state is the stream's last event (an
- * article: reading only that one keeps a stream re-synced every hour cheap). One read of every stream's
- * last event, one `appendToStreams`; the commands whose stream was written in between are read and
- * decided again, the others are done. Outcomes in item order; a refusal or a failure is that item's
- * outcome alone. A whole call failing (the store unreachable) rejects.
+ * `handleCommand` for many streams at once: one read of the streams (by default only each one's last
+ * event, for deciders whose state it is: an article re-synced every hour stays cheap), one
+ * `appendToStreams`; the commands whose stream was written in between are read and decided again, the
+ * others are done. Outcomes in item order; a refusal or a failure is that item's outcome alone. A whole
+ * call failing (the store unreachable) rejects.
  */
 export async function handleCommandBatch<S, C, E extends DomainEvent>(
   options: BatchCommandOptions<S, C, E>,
@@ -215,6 +235,7 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
   const outcomes: BatchCommandOutcome<S, E>[] = new Array(items.length);
   const conflicts = new Array<number>(items.length).fill(0);
   let pending = items.map((_, i) => i);
+  const read = options.read ?? 'last';
   while (pending.length > 0) {
     // One decision per stream a round: a stream named again is decided on what the first one left.
     const round: number[] = [];
@@ -225,22 +246,24 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
       (named.has(stream) ? later : round).push(index);
       named.add(stream);
     }
-    const lasts = await readLastIsolated(
+    const states = await readStates(
       store,
-      round.map((i) => items[i]!.stream),
+      decider.stream,
+      new Map(round.map((i) => [items[i]!.stream, items[i]!.initial])),
+      read,
     );
     const toAppend: { index: number; decided: ReturnType<typeof decideOn<S, C, E>> }[] = [];
     for (const index of round) {
       const { stream, command, metadata, now } = items[index]!;
-      const last = lasts.get(stream);
+      const loaded = states.get(stream)!;
       try {
-        if (last instanceof Error) throw last;
-        const decided = decideOn(decider, command, fold(decider.stream, last ? [last] : []), now, metadata);
+        if (loaded instanceof Error) throw loaded;
+        const decided = decideOn(decider, command, loaded, now, metadata);
         if (decided.events.length > 0) toAppend.push({ index, decided });
         else {
           outcomes[index] = {
             ok: true,
-            result: { events: [], state: decided.state, revision: last?.revision },
+            result: { events: [], state: decided.state, revision: loaded.revision },
           };
         }
       } catch (error) {
@@ -272,6 +295,41 @@ export async function handleCommandBatch<S, C, E extends DomainEvent>(
     pending = [...conflicted, ...later].sort((a, b) => a - b);
   }
   return outcomes;
+}
+
+/** Streams read whole at once by a batch: enough to keep the pool busy, not to take all of it. */
+const WHOLE_READS_AT_ONCE = 8;
+
+/** Each stream's state as `read` says; a stream that cannot be read is that stream's failure alone. */
+async function readStates<S, E extends DomainEvent>(
+  store: EventStore,
+  definition: Pick<StreamDefinition<S, E>, 'initialState' | 'evolve'>,
+  initials: ReadonlyMap<string, S | undefined>,
+  read: 'last' | 'all',
+): Promise<Map<string, { state: S; revision: bigint | undefined } | Error>> {
+  const streams = [...initials.keys()];
+  const states = new Map<string, { state: S; revision: bigint | undefined } | Error>();
+  if (read === 'last') {
+    for (const [s, last] of await readLastIsolated(store, streams)) {
+      const initial = initials.get(s);
+      states.set(
+        s,
+        last instanceof Error
+          ? last
+          : fold(definition, last ? [last] : [], initial === undefined ? undefined : { state: initial }),
+      );
+    }
+  } else {
+    let next = 0;
+    const worker = async () => {
+      while (next < streams.length) {
+        const s = streams[next++]!;
+        states.set(s, await loadState(store, s, definition, initials.get(s)).catch(asError));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(WHOLE_READS_AT_ONCE, streams.length) }, worker));
+  }
+  return states;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 
 // Crockford's base32 alphabet: no I, L, O or U, so an id read aloud or copied by hand stays unambiguous.
-const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
+export const ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
 const LENGTH = 20; // 100 random bits
 
 /** `<prefix>_` and 20 random characters: the ids this service makes (tables, columns, prompts, keys). */

@@ -3,6 +3,7 @@ import { columnsFeature } from './domain/columns/feature.ts';
 import { contentFeature } from './domain/content/feature.ts';
 import { operationsFeature } from './domain/operations/feature.ts';
 import { promptsFeature } from './domain/prompts/feature.ts';
+import { rowsFeature } from './domain/rows/feature.ts';
 import { secretsFeature } from './domain/secrets/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
 import { compose, type Feature } from './feature.ts';
@@ -20,6 +21,7 @@ export const features: readonly Feature[] = [
   columnsFeature,
   secretsFeature,
   promptsFeature,
+  rowsFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COLUMNS, columnsProjection } from '../../projections/columns/columns.ts';
+import { rowsProjection } from '../../projections/rows/rows.ts';
 import { tablesProjection } from '../../projections/tables/tables.ts';
 import { handleCommand } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
@@ -66,7 +67,7 @@ async function tableReferrers(pool: Pool, tableId: string): Promise<TableReferre
   }));
 }
 
-/** DELETE /api/tables/{tableId}: the table, its columns (and their cells) go. */
+/** DELETE /api/tables/{tableId}: the table, its columns and its rows go. */
 export const deleteTableRoute: RouteModule = (app, deps) => {
   app.delete(
     '/api/tables/:tableId',
@@ -91,7 +92,11 @@ export const deleteTableRoute: RouteModule = (app, deps) => {
         metadata: eventMetadata(request),
         now: deps.clock(),
       });
-      await readYourWrites(deps, result.appended?.position, [tablesProjection, columnsProjection]);
+      await readYourWrites(deps, result.appended?.position, [
+        tablesProjection,
+        columnsProjection,
+        rowsProjection,
+      ]);
       return reply.code(204).send(null);
     },
   );

@@ -52,6 +52,7 @@ export class ApiError extends CliError {
 export interface RequestOptions {
   body?: unknown;
   query?: Record<string, string | number | boolean | undefined>;
+  headers?: Record<string, string>;
 }
 
 /** A thin fetch client of the HTTP contract: JSON in, JSON out, problem+json turned into ApiError. */
@@ -63,7 +64,10 @@ export class ApiClient {
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined) url.searchParams.set(name, String(value));
     }
-    const headers: Record<string, string> = { accept: 'application/json, application/problem+json' };
+    const headers: Record<string, string> = {
+      accept: 'application/json, application/problem+json',
+      ...options.headers,
+    };
     if (this.connection.apiKey) headers.authorization = `Bearer ${this.connection.apiKey}`;
     if (options.body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
@@ -100,8 +104,8 @@ export class ApiClient {
     return this.request<T>('GET', path, { query });
   }
 
-  post<T = unknown>(path: string, body?: unknown): Promise<T> {
-    return this.request<T>('POST', path, { body });
+  post<T = unknown>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T> {
+    return this.request<T>('POST', path, { body, headers });
   }
 
   patch<T = unknown>(path: string, body?: unknown): Promise<T> {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerCreditCommands } from '../admin/credits.ts';
 import { registerEventCommands } from '../admin/events.ts';
 import { registerProjectionCommands } from '../admin/projections.ts';
 import { registerSecretAdminCommands } from '../admin/secrets.ts';
@@ -13,11 +14,12 @@ export function registerAdminCommands(program: Command): void {
   const admin = program
     .command('admin')
     .description(
-      'operator commands: projections, the event log, content sync, the secrets master key (direct database access)',
+      'operator commands: projections, the event log, content sync, the secrets master key, credits (direct database access)',
     )
     .option('--actor <name>', 'who is acting, for the audit (default: STK_ADMIN_ACTOR or user@host)');
   registerProjectionCommands(admin);
   registerEventCommands(admin);
   registerSyncCommands(admin);
   registerSecretAdminCommands(admin);
+  registerCreditCommands(admin);
 }

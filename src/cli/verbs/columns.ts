@@ -119,7 +119,7 @@ function editOptions(command: Command): Command {
     .option('--run-condition <json>', 'config.runCondition as inline JSON or @file.json; null removes it');
 }
 
-/** `stk columns list | get | create | patch | delete | reorder | history`. */
+/** `stk columns list | get | create | patch | delete | reorder | estimate | history`. */
 export function registerColumnCommands(program: Command): void {
   const columns = program.command('columns').description('the columns of a research table');
 
@@ -229,6 +229,48 @@ export function registerColumnCommands(program: Command): void {
         ]),
       );
     });
+
+  columns
+    .command('estimate')
+    .description('what running the column would take: rows in scope, eligible rows, credits')
+    .argument('<tableId>')
+    .argument('<columnId>')
+    .option('--filter <json>', 'only the rows a FilterObject selects (inline JSON or @file.json)')
+    .option('--row-ids <ids...>', 'only these rows')
+    .option('--only-empty', 'skip rows whose cell of this column holds a value')
+    .action(
+      async (
+        tableId: string,
+        columnId: string,
+        options: { filter?: string; rowIds?: string[]; onlyEmpty?: boolean },
+        command: Command,
+      ) => {
+        if (options.filter !== undefined && options.rowIds !== undefined) {
+          throw new UsageError('give --filter or --row-ids, not both');
+        }
+        const scope =
+          options.filter !== undefined ? 'filtered' : options.rowIds !== undefined ? 'selected' : 'all';
+        const body: Record<string, unknown> = { scope, onlyEmpty: options.onlyEmpty ?? false };
+        if (options.filter !== undefined) body.filter = jsonArgument(options.filter);
+        if (options.rowIds !== undefined) body.rowIds = options.rowIds;
+        const estimate = await (await clientFor(command)).post<Record<string, number | boolean>>(
+          `${columnPath(tableId, columnId)}/estimate`,
+          body,
+        );
+        emit(command, estimate, () =>
+          formatRecord([
+            ['Candidates', estimate.candidates],
+            ['Eligible', estimate.eligible],
+            ['Skipped (condition)', estimate.skippedByCondition],
+            ['Skipped (not empty)', estimate.skippedNotEmpty],
+            ['Credits per row', estimate.creditsPerRow],
+            ['Estimated credits', estimate.estimatedCredits],
+            ['Balance', estimate.balance],
+            ['Sufficient', estimate.sufficient ? 'yes' : 'NO'],
+          ]),
+        );
+      },
+    );
 
   pageOptions(
     columns

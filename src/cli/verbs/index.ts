@@ -4,6 +4,7 @@ import { registerAdminCommands } from './admin.ts';
 import { registerColumnCommands } from './columns.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerPromptCommands } from './prompts.ts';
+import { registerRowCommands } from './rows.ts';
 import { registerSecretCommands } from './secrets.ts';
 import { registerTableCommands } from './tables.ts';
 
@@ -18,4 +19,5 @@ export const commandModules: CommandModule[] = [
   registerColumnCommands,
   registerSecretCommands,
   registerPromptCommands,
+  registerRowCommands,
 ];

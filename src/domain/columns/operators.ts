@@ -61,9 +61,39 @@ export interface ValueIssue {
   message: string;
 }
 
-/** Markdown-ish list of every operator and its rule, for the OpenAPI description. */
+/**
+ * What each operator decides about a value that is present (a missing one takes the leaf's
+ * missingPolicy, except for isEmpty and isNotEmpty). src/domain/rows/condition/ implements exactly this,
+ * in memory and in SQL; docs/tables-and-columns.md says it at length.
+ */
+export const OPERATOR_MEANINGS: Record<Operator, string> = {
+  equals: 'the same string (case-insensitively), number or boolean; on a date column, the same instant',
+  notEquals: 'not equals',
+  contains: 'a string containing value, case-insensitively',
+  notContains: 'not contains (true for a value that is not a string)',
+  startsWith: 'a string starting with value, case-insensitively',
+  endsWith: 'a string ending with value, case-insensitively',
+  greaterThan: 'a number > value',
+  greaterThanOrEqual: 'a number >= value',
+  lessThan: 'a number < value',
+  lessThanOrEqual: 'a number <= value',
+  between: 'a number with value <= it <= value2',
+  in: 'equals one of the values',
+  notIn: 'equals none of the values',
+  before: 'a date earlier than value (instants)',
+  after: 'a date later than value (instants)',
+  dateBetween: 'a date from value to value2, both included (instants)',
+  isEmpty: 'the value is missing (absent, null, "", [] or {}); missingPolicy does not apply',
+  isNotEmpty: 'the value is present; missingPolicy does not apply',
+  isTrue: 'the boolean true',
+  isFalse: 'the boolean false',
+};
+
+/** Markdown-ish list of every operator, what it means and its rule, for the OpenAPI description. */
 export function describeOperators(operators: readonly Operator[] = OPERATORS): string {
-  return operators.map((op) => `${op}: ${VALUE_RULES[OPERATOR_RULES[op]]}`).join('; ');
+  return operators
+    .map((op) => `${op} (${OPERATOR_MEANINGS[op]}): ${VALUE_RULES[OPERATOR_RULES[op]]}`)
+    .join('; ');
 }
 
 /**

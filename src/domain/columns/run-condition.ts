@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseJsonPath } from './json-path.ts';
 import {
   checkOperatorValues,
   describeOperators,
@@ -38,7 +39,11 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 
 export const OperatorSchema = z.enum(OPERATORS).meta({
   id: 'RunConditionOperator',
-  description: `Operators and what value/value2 they take. ${describeOperators()}`,
+  description:
+    'Operators, what they decide about a present value and what value/value2 they take. A leaf whose value ' +
+    'is missing (absent, null, "", [], {}, or a jsonPath that does not resolve) yields its missingPolicy ' +
+    '(unknown, true or false); all is AND, any is OR, not negates and unknown stays unknown; a row is ' +
+    `eligible only when the whole condition is true. ${describeOperators()}`,
   'x-value-rules': OPERATOR_RULES,
 });
 
@@ -65,7 +70,15 @@ const Leaf = z
     type: z.literal('condition'),
     columnKey: z.string().min(1).max(63).optional(),
     columnId: z.string().min(1).max(64).optional(),
-    jsonPath: z.string().min(1).max(500).optional().describe('Path inside a JSON column value'),
+    jsonPath: z
+      .string()
+      .min(1)
+      .max(500)
+      .refine((path) => parseJsonPath(path) !== undefined, 'a path is keys and [index] steps joined by dots')
+      .optional()
+      .describe(
+        'Path inside a JSON column value: keys and [index] steps joined by dots, e.g. company.domains[0]',
+      ),
     operator: OperatorSchema,
     missingPolicy: MissingPolicySchema,
     value: conditionValue,

@@ -14,6 +14,11 @@ test('DELETE /api/tables/{id}: 204, its columns go with it (ColumnRemoved each, 
   const tableId = await createTable(t.app, key, 'Doomed');
   const email = await createColumn(t.app, key, tableId, { label: 'Email', kind: 'input', dataType: 'email' });
   const name = await createColumn(t.app, key, tableId, { label: 'Name', kind: 'input', dataType: 'text' });
+  const inserted = await call(t.app, 'POST', `/api/tables/${tableId}/rows`, {
+    headers: bearer(key),
+    body: { rows: [{ cells: { [email.key]: 'a@b.co', [name.key]: 'A' } }, { cells: { [name.key]: 'B' } }] },
+  });
+  assert.is(inserted.status, 201, JSON.stringify(inserted.body));
   const when = await whenRequest(t, 'DELETE', `/api/tables/${tableId}`, { headers: bearer(key) });
   assert.is(when.answer.status, 204);
   const stream = tableStream.name(tableId);
@@ -43,6 +48,10 @@ test('DELETE /api/tables/{id}: 204, its columns go with it (ColumnRemoved each, 
     [tableId],
   );
   assert.is(rows[0].n, 0);
+  const cells = await t.deps.pool.query('SELECT count(*)::int AS n FROM table_rows WHERE table_id = $1', [
+    tableId,
+  ]);
+  assert.is(cells.rows[0].n, 0, 'the rows went with their table');
   // Deleting again, renaming or adding a column: the table is unknown now.
   assert.is((await call(t.app, 'DELETE', `/api/tables/${tableId}`, { headers })).status, 404);
   assert.is(

@@ -16,6 +16,7 @@ import {
   runConditionBounds,
 } from '../../../src/domain/columns/run-condition.ts';
 import { formatPath } from '../../../src/errors.ts';
+import { operatorValues } from '../../support/operator-values.ts';
 
 const test = suite('run conditions and FilterObjects: schema properties (fast-check)');
 
@@ -36,30 +37,8 @@ const finite = fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e9, max:
 const isoDate = fc
   .date({ min: new Date('1970-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
   .chain((d) => fc.constantFrom(d.toISOString(), d.toISOString().slice(0, 10)));
-const sortedPair = <T>(arb: fc.Arbitrary<T>, key: (v: T) => number) =>
-  fc.tuple(arb, arb).map(([x, y]) => (key(x) <= key(y) ? [x, y] : [y, x]));
-
-/** value/value2 that satisfy the operator's rule (absent keys for a valueless one). */
-function valuesFor(operator: Operator): fc.Arbitrary<Record<string, unknown>> {
-  switch (OPERATOR_RULES[operator]) {
-    case 'none':
-      return fc.constant({});
-    case 'scalar':
-      return scalar.map((value) => ({ value }));
-    case 'string':
-      return fc.string({ maxLength: 8 }).map((value) => ({ value }));
-    case 'number':
-      return finite.map((value) => ({ value }));
-    case 'numberRange':
-      return sortedPair(finite, (v) => v).map(([value, value2]) => ({ value, value2 }));
-    case 'list':
-      return fc.array(scalar, { minLength: 1, maxLength: 5 }).map((value) => ({ value }));
-    case 'date':
-      return isoDate.map((value) => ({ value }));
-    case 'dateRange':
-      return sortedPair(isoDate, (v) => Date.parse(v)).map(([value, value2]) => ({ value, value2 }));
-  }
-}
+const valuesFor = (operator: Operator) =>
+  operatorValues(operator, { scalar, string: fc.string({ maxLength: 8 }), number: finite, date: isoDate });
 
 const target = fc.oneof(
   fc.constantFrom('a', 'b').map((columnKey) => ({ columnKey })),

@@ -56,7 +56,8 @@ export function configRefs(config: Config): ColumnRef[] {
   return [...condition, ...specFor(config).refs(config)];
 }
 
-function checkRef(ref: ColumnRef, columns: readonly ColumnMember[]): ConfigIssue | undefined {
+/** Whether `ref` names a column of `columns` as it must (exists, key and id agree, JSON when it must be). */
+export function checkRef(ref: ColumnRef, columns: readonly ColumnMember[]): ConfigIssue | undefined {
   const column =
     ref.id !== undefined ? columns.find((c) => c.id === ref.id) : columns.find((c) => c.key === ref.key);
   const named = ref.id !== undefined ? `id ${ref.id}` : `key ${ref.key}`;

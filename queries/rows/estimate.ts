@@ -1,0 +1,122 @@
+import { z } from 'zod';
+import { ORGANIZATIONS } from '../../projections/accounts/organizations.ts';
+import { ROWS } from '../../projections/rows/rows.ts';
+import { creditsPerRow } from '../../src/credits/prices.ts';
+import { FilterObjectSchema } from '../../src/domain/columns/filter-object.ts';
+import type { RunCondition } from '../../src/domain/columns/run-condition.ts';
+import { prepareCondition, resolverFor } from '../../src/domain/rows/condition/prepare.ts';
+import { conditionSql } from '../../src/domain/rows/condition/sql.ts';
+import { isRowId } from '../../src/domain/rows/ids.ts';
+import { RowIdsSchema } from '../../src/domain/rows/schemas.ts';
+import { SqlParams } from '../../src/domain/rows/sql-params.ts';
+import { columnNotFound } from '../../src/domain/tables/access.ts';
+import { ColumnParams } from '../../src/domain/tables/schemas.ts';
+import { principalOf } from '../../src/http/access-hook.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
+import { rowPredicate } from './predicate.ts';
+import { readableColumns } from './table-columns.ts';
+
+export const EstimateBody = z
+  .strictObject({
+    scope: z.enum(['all', 'filtered', 'selected']).describe('all rows, the rows filter selects, or rowIds'),
+    filter: FilterObjectSchema.optional().describe('Required with scope filtered, and only then'),
+    rowIds: RowIdsSchema.optional().describe('Required with scope selected, and only then'),
+    onlyEmpty: z.boolean().default(false).describe('Skip rows whose cell of this column holds a value'),
+  })
+  .superRefine((body, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (body.scope === 'filtered' && !body.filter) issue('filter', 'scope filtered needs a filter');
+    if (body.scope !== 'filtered' && body.filter) issue('filter', 'a filter goes with scope filtered');
+    if (body.scope === 'selected' && !body.rowIds) issue('rowIds', 'scope selected needs rowIds');
+    if (body.scope !== 'selected' && body.rowIds) issue('rowIds', 'rowIds go with scope selected');
+  });
+
+export const EstimateSchema = z
+  .object({
+    candidates: z.number().int().describe('Rows in scope'),
+    eligible: z.number().int().describe('Candidates the run would run on'),
+    skippedByCondition: z.number().int().describe("Candidates the column's runCondition leaves out"),
+    skippedNotEmpty: z.number().int().describe('Candidates skipped by onlyEmpty'),
+    creditsPerRow: z.number(),
+    estimatedCredits: z.number(),
+    balance: z.number().describe("The organization's credit balance"),
+    sufficient: z.boolean(),
+  })
+  .meta({ id: 'RunEstimate' });
+
+/** POST /api/tables/{tableId}/columns/{columnId}/estimate: what running the column would take. */
+export const estimateRoute: RouteModule = (app, deps) => {
+  app.post(
+    '/api/tables/:tableId/columns/:columnId/estimate',
+    {
+      config: { access: 'columns:run' },
+      ...idempotency(deps),
+      schema: {
+        tags: ['columns'],
+        summary: 'Estimate a run of a column: rows, eligibility, credits',
+        description:
+          "Candidates are the rows in scope; onlyEmpty skips those whose cell already holds a value; the column's " +
+          'saved config.runCondition then decides eligibility (true only). Credits per row come from the price table.',
+        params: ColumnParams,
+        headers: IdempotencyHeaders,
+        body: EstimateBody,
+        response: { 200: EstimateSchema },
+      },
+    },
+    async (request) => {
+      const { tableId, columnId } = request.params;
+      const principal = principalOf(request);
+      const { scope, filter, rowIds, onlyEmpty } = request.body;
+      const columns = await readableColumns(deps.pool, principal, tableId);
+      const column = columns.find((c) => c.id === columnId);
+      if (!column) throw columnNotFound(tableId, columnId);
+
+      const params = new SqlParams();
+      const inScope = [`r.table_id = ${params.add(tableId)}`];
+      const where = scope === 'filtered' ? rowPredicate(columns, { filter }, 'body') : undefined;
+      if (where) inScope.push(`(${where(params)}) IS TRUE`);
+      if (scope === 'selected')
+        inScope.push(`r.id = ANY(${params.add([...new Set(rowIds)].filter(isRowId), 'text[]')})`);
+      const resolve = resolverFor(columns);
+      const filled = onlyEmpty
+        ? conditionSql(
+            prepareCondition(
+              { type: 'condition', columnId, operator: 'isNotEmpty', missingPolicy: 'unknown' },
+              resolve,
+            ),
+            params,
+          )
+        : 'FALSE';
+      const runCondition = column.config.runCondition as RunCondition | undefined;
+      const eligible = runCondition ? conditionSql(prepareCondition(runCondition, resolve), params) : 'TRUE';
+      const { rows } = await deps.pool.query<{
+        candidates: number;
+        filled: number;
+        eligible: number;
+        balance: number | null;
+      }>(
+        `SELECT count(*)::int AS candidates,
+                count(*) FILTER (WHERE ${filled})::int AS filled,
+                count(*) FILTER (WHERE NOT ${filled} AND (${eligible}) IS TRUE)::int AS eligible,
+                (SELECT credit_balance FROM ${ORGANIZATIONS} WHERE organization_id = ${params.add(principal.organizationId)}) AS balance
+         FROM ${ROWS} r WHERE ${inScope.join(' AND ')}`,
+        params.values,
+      );
+      const counts = rows[0]!;
+      const perRow = creditsPerRow(column.config);
+      const estimatedCredits = counts.eligible * perRow;
+      const balance = counts.balance ?? 0;
+      return {
+        candidates: counts.candidates,
+        eligible: counts.eligible,
+        skippedByCondition: counts.candidates - counts.filled - counts.eligible,
+        skippedNotEmpty: counts.filled,
+        creditsPerRow: perRow,
+        estimatedCredits,
+        balance,
+        sufficient: balance >= estimatedCredits,
+      };
+    },
+  );
+};

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { serializeAsIs } from '../../commands/rows/shared.ts';
+import type { Principal } from '../../src/auth/scopes.ts';
+import type { FilterObject } from '../../src/domain/columns/filter-object.ts';
+import type { RunCondition } from '../../src/domain/columns/run-condition.ts';
+import { columnsByKey } from '../../src/domain/rows/cells.ts';
+import { MAX_BATCH, RowSchema } from '../../src/domain/rows/schemas.ts';
+import { TableParams } from '../../src/domain/tables/schemas.ts';
+import { principalOf } from '../../src/http/access-hook.ts';
+import type { AppDeps, RouteModule } from '../../src/http/app.ts';
+import { filterFromQuery, rowPredicate } from './predicate.ts';
+import { parseSort, type RowPage, readRowPage } from './row-page.ts';
+import { readableColumns } from './table-columns.ts';
+
+export const PageFields = {
+  limit: z.coerce.number().int().min(1).max(MAX_BATCH).default(100),
+  cursor: z.string().max(4000).optional().describe('nextCursor of the previous page'),
+  sort: z
+    .string()
+    .max(1000)
+    .optional()
+    .describe('Column keys, comma-separated, `-` for descending (`-score,name`); ties by row id'),
+};
+
+const ListQuery = z.object({
+  ...PageFields,
+  filter: z
+    .string()
+    .max(64 * 1024)
+    .optional()
+    .describe(
+      'A FilterObject as URL-encoded JSON; POST .../rows/query takes it (or a run condition) in a body',
+    ),
+});
+
+export const RowPageSchema = z.object({ data: z.array(RowSchema), nextCursor: z.string().nullable() });
+
+/**
+ * A page of a table's rows for a request that may carry a sort, a cursor and a filter or condition;
+ * `where` the request carried them (paths of a 400 start there).
+ */
+export async function readTablePage(
+  deps: Pick<AppDeps, 'pool'>,
+  principal: Principal,
+  tableId: string,
+  input: { limit: number; cursor?: string; sort?: string; filter?: FilterObject; condition?: RunCondition },
+  where: 'querystring' | 'body',
+): Promise<RowPage> {
+  const columns = await readableColumns(deps.pool, principal, tableId);
+  const at = (field: string) => (where === 'body' ? field : `${where}.${field}`);
+  return readRowPage(deps.pool, tableId, columns, {
+    limit: input.limit,
+    cursor: input.cursor,
+    sort: parseSort(input.sort, columnsByKey(columns), at('sort')),
+    cursorPath: at('cursor'),
+    where: rowPredicate(columns, input, where),
+  });
+}
+
+/** GET /api/tables/{tableId}/rows: a page of rows, oldest first unless sorted. */
+export const listRowsRoute: RouteModule = (app, deps) => {
+  app.get(
+    '/api/tables/:tableId/rows',
+    {
+      config: { access: 'tables:read' },
+      serializerCompiler: serializeAsIs,
+      schema: {
+        tags: ['rows'],
+        summary: 'List the rows of a table',
+        params: TableParams,
+        querystring: ListQuery,
+        response: { 200: RowPageSchema },
+      },
+    },
+    async (request) => {
+      const { tableId } = request.params;
+      const { filter, ...page } = request.query;
+      return readTablePage(
+        deps,
+        principalOf(request),
+        tableId,
+        { ...page, filter: filterFromQuery(filter) },
+        'querystring',
+      );
+    },
+  );
+};

@@ -1,0 +1,41 @@
+/**
+ * What running a column costs, per row, in credits: the one table of prices (docs/rows.md shows the
+ * same). Estimates read it now; runs will reserve and settle by it.
+ */
+export const LLM_LANE_CREDITS = { very_fast: 1, fast: 2, balanced: 4, smart: 8 } as const;
+
+/** The lane of an llm column that names none. */
+export const DEFAULT_LLM_LANE = 'balanced';
+
+export const PROVIDER_CREDITS = {
+  /** One outside call per row. */
+  http_request: 1,
+  /** Writes inside the service: no outside cost. */
+  sync_to_table: 0,
+  add_to_crm: 0,
+  add_to_sequence: 0,
+} as const;
+
+/** A provider this table does not know is priced as one outside call, like http_request. */
+export const UNKNOWN_PROVIDER_CREDITS = 1;
+
+const HIGHEST_LANE = Math.max(...Object.values(LLM_LANE_CREDITS));
+
+/**
+ * Credits per row for a column's config. A column without a provider (an input column) runs nothing:
+ * 0. An llm lane this table does not know is priced as the dearest lane, so an estimate never
+ * understates.
+ */
+export function creditsPerRow(config: Readonly<Record<string, unknown>>): number {
+  const provider = config.provider;
+  if (typeof provider !== 'string') return 0;
+  if (provider === 'llm') {
+    const lane = typeof config.llmLane === 'string' ? config.llmLane : DEFAULT_LLM_LANE;
+    return Object.hasOwn(LLM_LANE_CREDITS, lane)
+      ? LLM_LANE_CREDITS[lane as keyof typeof LLM_LANE_CREDITS]
+      : HIGHEST_LANE;
+  }
+  return Object.hasOwn(PROVIDER_CREDITS, provider)
+    ? PROVIDER_CREDITS[provider as keyof typeof PROVIDER_CREDITS]
+    : UNKNOWN_PROVIDER_CREDITS;
+}

@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import type { EventsOf } from '../../stream.ts';
+
+export const CELL_STATUSES = ['empty', 'queued', 'running', 'done', 'skipped', 'error'] as const;
+export type CellStatusValue = (typeof CELL_STATUSES)[number];
+
+/**
+ * Cells are keyed by column id, not key: a deleted column's cells then belong to no column of the
+ * table (every read leaves them out), and a new column that takes a freed key starts empty instead of
+ * inheriting the old column's values. Values were checked against the column's data type before the
+ * decision; the schema keeps them as JSON.
+ */
+const cells = z.record(z.string(), z.unknown());
+/** The status a write gives the cells of non-input columns it touches (input columns have none). */
+const statuses = z.record(z.string(), z.enum(CELL_STATUSES));
+
+/** An insert batch, in its own stream: every row it created, in the order sent. */
+const RowsInserted = z.object({
+  tableId: z.string(),
+  batchId: z.string(),
+  rows: z.array(z.object({ rowId: z.string(), cells, statuses })),
+  at: z.string(),
+});
+
+/** Only the cells that changed: a value, or null for a cell cleared. */
+const RowCellsChanged = z.object({
+  tableId: z.string(),
+  rowId: z.string(),
+  cells: z.record(z.string(), z.unknown()),
+  statuses,
+  at: z.string(),
+});
+
+const RowDeleted = z.object({ tableId: z.string(), rowId: z.string(), at: z.string() });
+
+export const rowBatchEvents = { RowsInserted };
+export const rowEvents = { RowCellsChanged, RowDeleted };
+
+export type RowBatchEvent = EventsOf<typeof rowBatchEvents>;
+export type RowEvent = EventsOf<typeof rowEvents>;
+export type InsertedRow = z.infer<typeof RowsInserted>['rows'][number];
