@@ -86,6 +86,11 @@ const CASES: Record<string, Case> = {
     id: (body) => body.name,
     readId: (body) => body.name,
   },
+  'POST /api/tables/:tableId/rows': {
+    // A batch: Location names the first row it created.
+    request: (ctx) => post(ctx, `/api/tables/${ctx.tableId}/rows`, { rows: [{ cells: {} }, { cells: {} }] }),
+    id: (body) => body.data[0].id,
+  },
   'POST /api/tables/:tableId/columns': {
     request: (ctx) =>
       post(ctx, `/api/tables/${ctx.tableId}/columns`, { label: 'Company', kind: 'input', dataType: 'text' }),
