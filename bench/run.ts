@@ -5,7 +5,14 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-export const BENCHMARKS: string[] = ['eventstore.ts', 'auth.ts', 'columns.ts', 'sync.ts', 'rebuild.ts', 'rows.ts'];
+export const BENCHMARKS: string[] = [
+  'eventstore.ts',
+  'auth.ts',
+  'columns.ts',
+  'sync.ts',
+  'rebuild.ts',
+  'rows.ts',
+];
 
 async function runOne(file: string): Promise<number> {
   const script = fileURLToPath(new URL(`./${file}`, import.meta.url));

@@ -1,6 +1,6 @@
 import { constants, createReadStream } from 'node:fs';
 import { access, readFile } from 'node:fs/promises';
-import { CliError, UsageError } from './errors.ts';
+import { UsageError } from './errors.ts';
 
 /** The columns as `stk rows insert` needs them: how to read a CSV field of each. */
 export interface InputColumn {
@@ -10,22 +10,13 @@ export interface InputColumn {
 
 export type Cells = Record<string, unknown>;
 
-// Loaded only for CSV, by a name TypeScript does not resolve: JSON imports work without the package.
-const CSV_PARSE = 'csv-parse';
-
 /**
  * Records of a CSV file or stdin as objects keyed by the header line, parsed by csv-parse (quotes,
  * embedded newlines and commas, a byte-order mark): the format's corner cases are not ours to redo.
  */
 async function* csvRecords(input: NodeJS.ReadableStream): AsyncGenerator<Record<string, string>> {
-  let parse: (options: object) => NodeJS.ReadWriteStream;
-  try {
-    ({ parse } = await import(CSV_PARSE));
-  } catch {
-    throw new CliError(
-      'reading CSV needs the csv-parse package (npm install csv-parse); JSON works without it',
-    );
-  }
+  // Loaded on use: only a CSV import needs it.
+  const { parse } = await import('csv-parse');
   yield* input.pipe(parse({ columns: true, bom: true, skip_empty_lines: true })) as AsyncIterable<
     Record<string, string>
   >;
