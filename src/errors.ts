@@ -20,6 +20,7 @@ export const errorCatalogue = {
   sync_in_progress: { status: 409, title: 'A full sync is already running' },
   request_timeout: { status: 408, title: 'Request timeout' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
+  expectation_failed: { status: 417, title: 'Expectation failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },

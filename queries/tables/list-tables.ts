@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { TABLES, type TableRow, tableFromRow } from '../../projections/tables/tables.ts';
+import { isTableId } from '../../src/domain/tables/ids.ts';
 import { TableSchema } from '../../src/domain/tables/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
@@ -15,9 +16,19 @@ export function encodeCursor(row: { created_at: Date; id: string }): string {
   return Buffer.from(`${row.created_at.toISOString()}|${row.id}`).toString('base64url');
 }
 
+/** Exactly what toISOString writes: Date.parse also takes "0" and 31 February, which PostgreSQL refuses. */
+const isIsoInstant = (text: string) => {
+  const time = Date.parse(text);
+  return !Number.isNaN(time) && new Date(time).toISOString() === text;
+};
+
+/**
+ * Only what encodeCursor wrote passes: anything else reached PostgreSQL as a timestamp it cannot read
+ * or text with a NUL, and its refusal was a 500.
+ */
 export function decodeCursor(cursor: string): { createdAt: string; id: string } {
   const [createdAt, id, ...rest] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!createdAt || !id || rest.length > 0 || Number.isNaN(Date.parse(createdAt))) {
+  if (!createdAt || !id || rest.length > 0 || !isIsoInstant(createdAt) || !isTableId(id)) {
     throw new AppError('validation_failed', 'The cursor is not one this API returned.', {
       errors: [{ path: 'querystring.cursor', message: 'not a cursor of this API' }],
     });
