@@ -26,6 +26,7 @@ export const errorCatalogue = {
   request_timeout: { status: 408, title: 'Request timeout' },
   idempotency_key_in_use: { status: 409, title: 'A request with this Idempotency-Key is in progress' },
   precondition_failed: { status: 412, title: 'Precondition failed' },
+  expectation_failed: { status: 417, title: 'Expectation failed' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },

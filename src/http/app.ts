@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
@@ -17,11 +16,10 @@ import { AppError } from '../errors.ts';
 import type { EventStore } from '../event-store/port.ts';
 import type { Projections } from '../projection/projections.ts';
 import { installAccessControl } from './access-hook.ts';
-import { edgeOptions } from './edge.ts';
+import { edgeOptions, expectationHandler, requestIdOf, requireHost } from './edge.ts';
 import { registerHealthRoutes } from './health.ts';
 import { installInputGuard } from './input-guard.ts';
 import { errorHandler, problemOf, sendProblem } from './problem.ts';
-import { isTrustedPeer } from './trusted-peer.ts';
 
 /** Everything a route may depend on; tests build it with their own pieces. */
 export interface AppDeps {
@@ -45,8 +43,6 @@ function trustProxyOption(setting: boolean | number | string) {
   return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
 }
 
-const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
-
 export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): Promise<ZodApp> {
   const app = typed(
     Fastify({
@@ -59,14 +55,10 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
       trustProxy: trustProxyOption(deps.config.TRUST_PROXY),
       ...edgeOptions(deps.config, deps.logger),
       requestIdHeader: false,
-      genReqId: (req) => {
-        const given = req.headers['x-request-id'];
-        // It becomes the correlationId of the events the request appends: only a trusted proxy names it.
-        const trusted = isTrustedPeer(deps.config.TRUST_PROXY, req.socket.remoteAddress);
-        return trusted && typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-      },
+      genReqId: (req) => requestIdOf(deps.config.TRUST_PROXY, req),
     }),
   );
+  app.server.on('checkExpectation', expectationHandler(deps.config, deps.logger));
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
@@ -92,6 +84,8 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // Before access control: a request that is not valid HTTP/1.1 is refused whatever its key.
+  app.addHook('onRequest', requireHost);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       {

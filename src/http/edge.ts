@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
+import { AppError } from '../errors.ts';
 import { edgeProblem, errorHandler, type Problem, problemOf } from './problem.ts';
+import { isTrustedPeer } from './trusted-peer.ts';
 
 /** Node's HTTP parser errors (raised before any request exists) by the status they answer. */
 const CLIENT_ERROR_STATUS: Record<string, number> = {
@@ -47,6 +50,51 @@ export function clientErrorHandler(logger: Logger) {
   };
 }
 
+const REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+
+/**
+ * A well-formed `x-request-id` from a trusted proxy, else a new one: it becomes the correlationId of
+ * the events the request appends, so only a trusted proxy may name it.
+ */
+export function requestIdOf(trustProxy: Config['TRUST_PROXY'], request: IncomingMessage): string {
+  const given = request.headers['x-request-id'];
+  const trusted = isTrustedPeer(trustProxy, request.socket.remoteAddress);
+  return trusted && typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+/**
+ * Node's 'checkExpectation': an `Expect` header other than `100-continue`. Left unheard, Node answers a
+ * bare 417 with no body before fastify sees the request; this answers the same status as a problem.
+ */
+export function expectationHandler(config: Config, logger: Logger) {
+  return (request: IncomingMessage, response: ServerResponse): void => {
+    const requestId = requestIdOf(config.TRUST_PROXY, request);
+    const problem = problemOf(
+      'expectation_failed',
+      'The only expectation this service meets is "Expect: 100-continue".',
+      requestId,
+    );
+    response
+      .writeHead(problem.status, {
+        'content-type': 'application/problem+json',
+        'x-request-id': requestId,
+        connection: 'close',
+      })
+      .end(JSON.stringify(problem));
+    logger.info({ reqId: requestId, status: problem.status, reason: 'expectation' }, 'client error');
+  };
+}
+
+/**
+ * HTTP/1.1 requires a Host header (RFC 9112, 3.2). Node checks it itself unless told not to
+ * (`requireHostHeader`, off below), and then answers a bare 400 before fastify sees the request;
+ * checked here instead, the answer is a problem like every other refusal.
+ */
+export async function requireHost(request: FastifyRequest): Promise<void> {
+  if (request.raw.httpVersion === '1.1' && request.headers.host === undefined)
+    throw new AppError('bad_request', 'An HTTP/1.1 request needs a Host header.');
+}
+
 /**
  * Errors fastify raises while routing (a malformed URL, a path parameter over `maxParamLength`)
  * before the request has a route: through the one problem mapper, with the request id returned.
@@ -72,6 +120,8 @@ export function edgeOptions(config: Config, logger: Logger) {
     http: {
       requestTimeout: config.REQUEST_TIMEOUT_MS,
       connectionsCheckingInterval: checkEvery(config.REQUEST_TIMEOUT_MS),
+      // requireHost (an onRequest hook) refuses a missing Host with a problem body instead.
+      requireHostHeader: false,
     },
     clientErrorHandler: clientErrorHandler(logger),
     frameworkErrors,

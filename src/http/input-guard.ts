@@ -16,7 +16,7 @@ const MAX_TEXT_ISSUES = 20;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** Why PostgreSQL could not store this text (NUL: neither `text` nor `jsonb` take it), if it could not. */
-function textProblem(text: string): string | undefined {
+export function textProblem(text: string): string | undefined {
   if (text.includes('\u0000')) return 'holds a NUL character (U+0000), which cannot be stored';
   if (LONE_SURROGATE.test(text)) return 'holds an unpaired UTF-16 surrogate, which is not valid Unicode';
   return undefined;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AppError } from '../errors.ts';
+import { textProblem } from './input-guard.ts';
 
 /**
  * Cursor pagination, the same for every list: `?limit=&cursor=`, answered with the page and the
@@ -42,7 +43,7 @@ export function decodeCursor(
   const isKey = (value: unknown): value is string[] =>
     Array.isArray(value) &&
     value.length === count &&
-    value.every((part) => typeof part === 'string' && part !== '');
+    value.every((part) => typeof part === 'string' && part !== '' && textProblem(part) === undefined);
   if (!isKey(parts) || !valid(parts)) {
     throw new AppError('validation_failed', 'The cursor is not one this API returned.', {
       errors: [{ path: 'querystring.cursor', message: 'not a cursor of this API' }],
@@ -69,6 +70,17 @@ export function pageFrom<Row, Item>(
   };
 }
 
-/** A timestamp as a cursor carries it (ISO 8601, or PostgreSQL's text of a timestamptz). */
-export const isTimestamp = (text: string): boolean =>
-  /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)$/.test(text);
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})[ T]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)$/;
+
+/**
+ * A timestamp as a cursor carries it (ISO 8601, or PostgreSQL's text of a timestamptz), on a day
+ * the calendar has: PostgreSQL refuses 31 February, and that refusal was a 500.
+ */
+export const isTimestamp = (text: string): boolean => {
+  const match = TIMESTAMP.exec(text);
+  if (!match) return false;
+  const [year, month, day] = match.slice(1, 4).map(Number) as [number, number, number];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+};

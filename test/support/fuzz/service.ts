@@ -1,0 +1,103 @@
+import type { RouteOptions } from 'fastify';
+import { createAuthenticator } from '../../../src/auth/authenticator.ts';
+import type { RouteModule } from '../../../src/http/app.ts';
+import { service } from '../../../src/modules.ts';
+import { bearer, bootstrapAccount, call, issueKey } from '../accounts.ts';
+import { startTestApp, type TestApp } from '../app.ts';
+import { sampleArticles } from '../content-samples.ts';
+import { type FakeContentApi, startFakeContentApi } from '../fake-content-api.ts';
+import { createColumn, createTable } from '../tables.ts';
+
+const CONTENT_KEY = 'fuzz-content-key';
+const CRON_SECRET = 'fuzz-cron-secret';
+const METRICS_TOKEN = 'fuzz-metrics-token';
+
+/**
+ * The kernel's own hidden routes (src/http/app.ts): registered before any feature's, so the route
+ * collector below never sees them.
+ */
+const KERNEL_ROUTES = [
+  { method: 'GET', url: '/openapi.json' },
+  { method: 'GET', url: '/docs' },
+  { method: 'GET', url: '/docs/*' },
+];
+
+export interface FuzzedService {
+  t: TestApp;
+  port: number;
+  /** Every route the app registered (method and fastify URL), hidden ones included. */
+  routes: { method: string; url: string }[];
+  /** Path parameter and header name -> values naming things that exist. */
+  real: Record<string, string[]>;
+  /** A key holding every scope, and the service's other secrets. */
+  secrets: { apiKey: string; cronSecret: string; metricsToken: string };
+  close(): Promise<void>;
+}
+
+/**
+ * Every feature of src/modules.ts over a fresh database, with the outside content API faked on
+ * loopback (so a named sync is a sync, not a 503 for a missing configuration) and a metrics token
+ * (so /metrics takes input). Two organizations each hold a table with a column; a spare key and
+ * the synced sample articles are there to be named.
+ */
+export async function startFuzzedService(): Promise<FuzzedService> {
+  const routes = [...KERNEL_ROUTES];
+  const collector: RouteModule = (app) => {
+    app.addHook('onRoute', (route: RouteOptions) => {
+      for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+    });
+  };
+  const fake: FakeContentApi = await startFakeContentApi({ apiKey: CONTENT_KEY, articles: sampleArticles() });
+  const t = await startTestApp({
+    projections: service.projections,
+    routes: [collector, ...service.routes],
+    authenticator: createAuthenticator,
+    env: {
+      CONTENT_API_URL: fake.url,
+      CONTENT_API_KEY: CONTENT_KEY,
+      CONTENT_API_TIMEOUT_MS: '2000',
+      CRON_SECRET,
+      METRICS_TOKEN,
+      ...(process.env.STK_TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.STK_TEST_LOG_LEVEL } : {}),
+    },
+  });
+  const mine = await bootstrapAccount(t.app);
+  const theirs = await bootstrapAccount(t.app);
+  const spare = await issueKey(t.app, mine.apiKey, ['tables:read'], 'spare');
+  const input = { label: 'Company', kind: 'input', dataType: 'text' };
+  const tables: string[] = [];
+  const columns: string[] = [];
+  for (const owner of [mine, theirs]) {
+    const tableId = await createTable(t.app, owner.apiKey);
+    tables.push(tableId);
+    columns.push((await createColumn(t.app, owner.apiKey, tableId, input)).id);
+  }
+  // A second table, so that the first page of one has a next cursor to name.
+  await createTable(t.app, mine.apiKey, 'Second');
+  const page = await call(t.app, 'GET', '/api/tables?limit=1', { headers: bearer(mine.apiKey) });
+  const column = await call(t.app, 'GET', `/api/tables/${tables[0]}/columns/${columns[0]}`, {
+    headers: bearer(mine.apiKey),
+  });
+  const synced = await call(t.app, 'GET', '/api/content/sync', { headers: bearer(CRON_SECRET) });
+  if (synced.status !== 200)
+    throw new Error(`the full sync failed: ${synced.status} ${JSON.stringify(synced.body)}`);
+  return {
+    t,
+    port: Number(new URL(t.url).port),
+    routes,
+    real: {
+      tableId: tables,
+      columnId: columns,
+      keyId: [spare.keyId, theirs.keyId],
+      cursor: [page.body.nextCursor],
+      slug: sampleArticles().map((a) => a.slug),
+      '*': ['', 'json', 'yaml', 'static/index.html', 'static/swagger-initializer.js'],
+      'if-match': [column.headers.etag ?? '"none"'],
+    },
+    secrets: { apiKey: mine.apiKey, cronSecret: CRON_SECRET, metricsToken: METRICS_TOKEN },
+    close: async () => {
+      await t.close();
+      await fake.close();
+    },
+  };
+}
