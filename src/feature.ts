@@ -1,7 +1,11 @@
 import { EventRegistry } from './event-store/registry.ts';
-import type { RouteModule } from './http/app.ts';
+import type { AppDeps, RouteModule } from './http/app.ts';
 import type { Projection } from './projection/types.ts';
 import type { AnyStreamDefinition } from './stream.ts';
+import type { WorkerSpec } from './work/worker.ts';
+
+/** A kind of background work of a feature, made from the service's dependencies (DESIGN section 9). */
+export type WorkerFactory = (deps: AppDeps) => WorkerSpec;
 
 /**
  * A feature declares itself once (src/domain/<feature>/feature.ts): its streams with their event
@@ -14,8 +18,10 @@ export interface Feature {
   readonly commands: readonly RouteModule[];
   /** queries/<feature>/index.ts */
   readonly queries: readonly RouteModule[];
-  /** projections/<feature>/ */
+  /** projections/<feature>/ (reactors too: projections that enqueue work items instead of keeping tables) */
   readonly projections: readonly Projection[];
+  /** What does the work items its reactors enqueue. */
+  readonly workers?: readonly WorkerFactory[];
 }
 
 /** What a list of features adds up to: one registry of their events, their read models, their routes. */
@@ -24,6 +30,7 @@ export interface Composition {
   readonly registry: EventRegistry;
   readonly projections: readonly Projection[];
   readonly routes: readonly RouteModule[];
+  readonly workers: readonly WorkerFactory[];
 }
 
 export function compose(
@@ -35,5 +42,6 @@ export function compose(
     registry: new EventRegistry([...features.flatMap((f) => f.streams), ...extraStreams]),
     projections: features.flatMap((f) => f.projections),
     routes: features.flatMap((f) => [...f.commands, ...f.queries]),
+    workers: features.flatMap((f) => f.workers ?? []),
   };
 }

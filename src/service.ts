@@ -10,6 +10,7 @@ import type { EventStore } from './event-store/port.ts';
 import type { Composition } from './feature.ts';
 import { type AppDeps, buildApp, type ZodApp } from './http/app.ts';
 import { Projections } from './projection/projections.ts';
+import { Workers } from './work/workers.ts';
 
 export interface Service {
   app: ZodApp;
@@ -52,8 +53,10 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       await openEventStore(config, pool, parts.composition.registry),
     );
     cleanups.unshift(() => store.close());
+    let work: Workers | undefined;
     const projections = new Projections(store, pool, parts.composition.projections, {
       onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
+      onCommitted: () => work?.nudge(),
     });
     await projections.start();
     cleanups.unshift(() => projections.stop());
@@ -66,6 +69,15 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       clock: () => new Date(),
       authenticate: parts.authenticator?.(pool),
     };
+    // Started after the projections (their reactors enqueue), stopped before them.
+    work = new Workers(
+      pool,
+      parts.composition.workers.map((factory) => factory(deps)),
+      { clock: deps.clock, logger },
+    );
+    deps.work = work;
+    work.start();
+    cleanups.unshift(async () => work?.stop());
     const app = await buildApp(deps, parts.composition.routes);
     cleanups.unshift(() => app.close());
     return {

@@ -15,6 +15,7 @@ import type { Pool } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { EventStore } from '../event-store/port.ts';
 import type { Projections } from '../projection/projections.ts';
+import type { Workers } from '../work/workers.ts';
 import { installAccessControl } from './access-hook.ts';
 import { edgeOptions, expectationHandler, requestIdOf, requireHost } from './edge.ts';
 import { registerHealthRoutes } from './health.ts';
@@ -30,6 +31,8 @@ export interface AppDeps {
   logger: Logger;
   clock: () => Date;
   authenticate?: Authenticator;
+  /** The background workers (src/work/): absent in tests that run none. */
+  work?: Workers;
 }
 
 const typed = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();

@@ -17,6 +17,8 @@ export interface RunnerOptions {
   /** How often a failed or version-paused runner re-reads its checkpoint row (operations: retry, skip, swap). */
   repairPollMs?: number;
   onError?: (error: unknown, context: string) => void;
+  /** After each batch commits: a reactor's new work items are there for the workers to claim. */
+  onCommitted?: (projection: string) => void;
 }
 
 /** Live tail events buffered beyond this drop the runner back to paging (the log outran the tables). */
@@ -56,7 +58,10 @@ export class ProjectionRunner {
       },
       onError: (error, context) => this.options.onError?.(error, context),
       // A batch's transaction keeps the log's readers below it: once it commits, they go on at once.
-      committed: () => this.store.nudge?.(),
+      committed: () => {
+        this.store.nudge?.();
+        this.options.onCommitted?.(projection.name);
+      },
     });
   }
 

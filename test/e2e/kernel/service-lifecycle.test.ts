@@ -157,7 +157,7 @@ test('closing the service lets an in-flight request finish, with its database, a
   };
   const config = loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' });
   const service = await startService(config, createLogger('silent'), {
-    composition: { features: [], registry: testRegistry, projections: [], routes: [slow] },
+    composition: { features: [], registry: testRegistry, projections: [], routes: [slow], workers: [] },
   });
   try {
     await service.app.listen({ port: 0, host: '127.0.0.1' });

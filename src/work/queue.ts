@@ -1,0 +1,258 @@
+import type { Pool, PoolClient } from '../db/pool.ts';
+
+/**
+ * Durable work items (DESIGN section 9, migration 0009): enqueued by reactors in the transaction that
+ * moves their checkpoint, claimed by workers of any process under a lease, settled once. What an item
+ * did is recorded elsewhere, as events with deterministic ids: this table only says what is left to do.
+ */
+
+type Db = Pool | PoolClient;
+
+export interface WorkItemInput {
+  /** Deterministic (the kind and a business key, e.g. `run-row:<runId>:<rowId>`): a repeat is a no-op. */
+  id: string;
+  kind: string;
+  organizationId: string;
+  /** Items of one group (a run, a subscription) share `groupLimit` leases across every process. */
+  groupKey?: string;
+  groupLimit?: number;
+  payload: unknown;
+  /** Not before this time (default: at once). */
+  runAt?: Date;
+}
+
+export interface WorkItem {
+  id: string;
+  kind: string;
+  organizationId: string;
+  groupKey: string | null;
+  payload: unknown;
+  /** Claims of this item so far, this one included. */
+  attempts: number;
+  runAt: Date;
+  createdAt: Date;
+}
+
+export type Settlement =
+  | { status: 'done' }
+  | { status: 'retry'; at: Date; error: string }
+  | { status: 'dead'; error: string };
+
+/**
+ * Enqueues items that do not exist yet; answers how many were new. A default `run_at` is the database's
+ * time cut to milliseconds: claims compare it with the service clock, a JavaScript Date.
+ */
+export async function enqueue(db: Db, items: readonly WorkItemInput[]): Promise<number> {
+  if (items.length === 0) return 0;
+  const { rowCount } = await db.query(
+    `INSERT INTO work_items (id, kind, organization_id, group_key, group_limit, payload, run_at)
+     SELECT i.id, i.kind, i.organization_id, i.group_key, i.group_limit, i.payload, coalesce(i.run_at, date_trunc('milliseconds', now()))
+     FROM jsonb_to_recordset($1::jsonb) AS i(id text, kind text, organization_id text, group_key text,
+                                               group_limit integer, payload jsonb, run_at timestamptz)
+     ON CONFLICT (id) DO NOTHING`,
+    [
+      JSON.stringify(
+        items.map((item) => ({
+          id: item.id,
+          kind: item.kind,
+          organization_id: item.organizationId,
+          group_key: item.groupKey ?? null,
+          group_limit: item.groupLimit ?? null,
+          payload: item.payload ?? null,
+          run_at: item.runAt?.toISOString() ?? null,
+        })),
+      ),
+    ],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * Claims up to `limit` due items of a kind for `owner`, for `leaseMs`. Claims of one kind are taken one
+ * at a time across every process (a transaction-scoped advisory lock), so a group's limit holds
+ * exactly. Groups take turns: each group's oldest due items first, round-robin across groups, so one
+ * group with a long backlog (a slow webhook receiver, a large run) cannot starve the others.
+ * Due compares `run_at` with `now` (the service's clock, which tests move); leases use the database's
+ * own time, because they are about processes being alive.
+ */
+export async function claim(
+  pool: Pool,
+  input: { kind: string; owner: string; limit: number; leaseMs: number; now: Date },
+): Promise<WorkItem[]> {
+  if (input.limit <= 0) return [];
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`work-claim:${input.kind}`]);
+    // A holder that stopped renewing is gone: its items are due again (their attempts already count).
+    await client.query(
+      `UPDATE work_items SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL
+       WHERE kind = $1 AND status = 'leased' AND lease_expires_at <= now()`,
+      [input.kind],
+    );
+    const { rows } = await client.query(CLAIM, [
+      input.kind,
+      input.now,
+      input.limit,
+      input.owner,
+      input.leaseMs,
+    ]);
+    await client.query('COMMIT');
+    return rows.map(itemOf);
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+// The distinct groups with pending items come from a loose index scan (one probe per group), then each
+// group contributes at most its free leases. Ungrouped items join as one more group without a limit.
+const CLAIM = `
+WITH RECURSIVE grp(group_key) AS (
+  (SELECT group_key FROM work_items
+   WHERE kind = $1 AND status = 'pending' AND group_key IS NOT NULL
+   ORDER BY group_key LIMIT 1)
+  UNION ALL
+  SELECT (SELECT w.group_key FROM work_items w
+          WHERE w.kind = $1 AND w.status = 'pending' AND w.group_key > grp.group_key
+          ORDER BY w.group_key LIMIT 1)
+  FROM grp WHERE grp.group_key IS NOT NULL
+),
+grouped AS (
+  SELECT c.id, c.run_at, c.n FROM grp
+  CROSS JOIN LATERAL (
+    SELECT w.id, w.run_at, row_number() OVER (ORDER BY w.run_at, w.id) AS n
+    FROM work_items w
+    WHERE w.kind = $1 AND w.status = 'pending' AND w.group_key = grp.group_key AND w.run_at <= $2
+    ORDER BY w.run_at, w.id
+    LIMIT greatest(0, least($3::int,
+      coalesce((SELECT f.group_limit FROM work_items f
+                WHERE f.kind = $1 AND f.group_key = grp.group_key AND f.status = 'pending' LIMIT 1), $3::int)
+      - (SELECT count(*) FROM work_items l
+         WHERE l.kind = $1 AND l.group_key = grp.group_key AND l.status = 'leased')::int))
+  ) c
+  WHERE grp.group_key IS NOT NULL
+),
+ungrouped AS (
+  SELECT w.id, w.run_at, row_number() OVER (ORDER BY w.run_at, w.id) AS n
+  FROM (SELECT id, run_at FROM work_items
+        WHERE kind = $1 AND status = 'pending' AND group_key IS NULL AND run_at <= $2
+        ORDER BY run_at, id LIMIT $3) w
+),
+chosen AS (
+  SELECT id FROM (SELECT * FROM grouped UNION ALL SELECT * FROM ungrouped) candidates
+  ORDER BY n, run_at, id LIMIT $3
+)
+UPDATE work_items w
+SET status = 'leased', lease_owner = $4, lease_expires_at = now() + make_interval(secs => $5::int / 1000.0),
+    attempts = w.attempts + 1, updated_at = now()
+FROM chosen WHERE w.id = chosen.id AND w.status = 'pending'
+RETURNING w.id, w.kind, w.organization_id, w.group_key, w.payload, w.attempts, w.run_at, w.created_at`;
+
+interface ItemRow {
+  id: string;
+  kind: string;
+  organization_id: string;
+  group_key: string | null;
+  payload: unknown;
+  attempts: number;
+  run_at: Date;
+  created_at: Date;
+}
+
+const itemOf = (row: ItemRow): WorkItem => ({
+  id: row.id,
+  kind: row.kind,
+  organizationId: row.organization_id,
+  groupKey: row.group_key,
+  payload: row.payload,
+  attempts: row.attempts,
+  runAt: row.run_at,
+  createdAt: row.created_at,
+});
+
+/** Extends the leases `owner` still holds; answers the ids it still holds (others were taken over). */
+export async function renew(
+  db: Db,
+  owner: string,
+  ids: readonly string[],
+  leaseMs: number,
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE work_items SET lease_expires_at = now() + make_interval(secs => $3::int / 1000.0)
+     WHERE id = ANY($1) AND lease_owner = $2 AND status = 'leased'
+     RETURNING id`,
+    [ids, owner, leaseMs],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/**
+ * Settles an item `owner` holds. An item whose lease was taken over is left to its new holder (false):
+ * its outcome is recorded by events with deterministic ids, so the repeat changes nothing.
+ */
+export async function settle(db: Db, owner: string, id: string, outcome: Settlement): Promise<boolean> {
+  const status = outcome.status === 'retry' ? 'pending' : outcome.status;
+  const { rowCount } = await db.query(
+    `UPDATE work_items
+     SET status = $3, run_at = coalesce($4, run_at), last_error = $5,
+         lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+     WHERE id = $1 AND lease_owner = $2 AND status = 'leased'`,
+    [
+      id,
+      owner,
+      status,
+      outcome.status === 'retry' ? outcome.at : null,
+      outcome.status === 'done' ? null : outcome.error,
+    ],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/** Gives back a lease without an outcome (shutdown): the item is due again at once, for anyone. */
+export async function release(db: Db, owner: string, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `UPDATE work_items SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL, updated_at = now()
+     WHERE id = ANY($1) AND lease_owner = $2 AND status = 'leased'`,
+    [ids, owner],
+  );
+}
+
+/** The pending items of a group become `cancelled` (a stopped run's rows); answers their ids. */
+export async function cancelPending(db: Db, filter: { kind: string; groupKey: string }): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE work_items SET status = 'cancelled', updated_at = now()
+     WHERE kind = $1 AND group_key = $2 AND status = 'pending'
+     RETURNING id`,
+    [filter.kind, filter.groupKey],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Settled items back to pending (a redelivery, a replay); answers the ids that were requeued. */
+export async function requeue(db: Db, ids: readonly string[], runAt?: Date): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const { rows } = await db.query<{ id: string }>(
+    `UPDATE work_items SET status = 'pending', run_at = coalesce($2, date_trunc('milliseconds', now())), last_error = NULL, updated_at = now()
+     WHERE id = ANY($1) AND status IN ('done', 'dead', 'cancelled')
+     RETURNING id`,
+    [ids, runAt ?? null],
+  );
+  return rows.map((r) => r.id);
+}
+
+/** Removes settled items older than `olderThanMs`, a batch at a time; answers how many went. */
+export async function sweep(db: Db, olderThanMs: number, batch = 1000): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM work_items WHERE id IN (
+       SELECT id FROM work_items
+       WHERE status IN ('done', 'dead', 'cancelled') AND updated_at < now() - make_interval(secs => $1::bigint / 1000.0)
+       LIMIT $2)`,
+    [olderThanMs, batch],
+  );
+  return rowCount ?? 0;
+}

@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Pool } from '../db/pool.ts';
+import { claim, release, renew, type Settlement, settle, sweep, type WorkItem } from './queue.ts';
+
+export type Outcome = Settlement;
+
+/** A kind of background work and how to do one item of it (a feature declares these). */
+export interface WorkerSpec {
+  kind: string;
+  /** Items of this kind handled at once by this process. */
+  concurrency: number;
+  /** How long a claim holds without renewal; renewed every third of it while `handle` runs. */
+  leaseMs?: number;
+  /** How often an idle worker looks for due items (other processes' items, retries coming due). */
+  pollMs?: number;
+  /**
+   * Does one item. May run more than once for one item (a holder that died mid-item), so what it
+   * records must be idempotent (events with deterministic ids). A throw is retried with backoff, and
+   * after `MAX_THROWS` claims the item is dead.
+   */
+  handle(item: WorkItem, signal: AbortSignal): Promise<Outcome>;
+}
+
+export interface WorkerOptions {
+  clock: () => Date;
+  logger: Logger;
+  /** This process's name on its leases. */
+  owner?: string;
+}
+
+const DEFAULT_LEASE_MS = 30_000;
+const DEFAULT_POLL_MS = 100;
+/** Claims of an item whose handler keeps throwing, before it is given up as dead. */
+export const MAX_THROWS = 5;
+/** Backoff after a database error in the loop: doubling from this, capped at five seconds. */
+const ERROR_BACKOFF_MS = 100;
+const SWEEP_EVERY_MS = 3_600_000;
+/** Settled items are kept this long (ids stay taken, so a reactor's repeat enqueues nothing). */
+export const SETTLED_RETENTION_MS = 30 * 24 * 3_600_000;
+
+export const processOwner = () => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+
+/**
+ * Claims and handles items of one kind: as many at once as `concurrency` allows, claiming again
+ * whenever a slot frees, renewing the leases of what it holds, settling each outcome. It survives the
+ * database going away: errors in the loop are logged and retried with backoff.
+ */
+export class Worker {
+  private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  private readonly owner: string;
+  private readonly leaseMs: number;
+  private readonly pollMs: number;
+  private stopped = false;
+  private loop?: Promise<void>;
+  private wake?: () => void;
+  private woken = false;
+  private renewTimer?: NodeJS.Timeout;
+  private lastSweep = 0;
+
+  constructor(
+    private readonly pool: Pool,
+    readonly spec: WorkerSpec,
+    private readonly options: WorkerOptions,
+  ) {
+    this.owner = options.owner ?? processOwner();
+    this.leaseMs = spec.leaseMs ?? DEFAULT_LEASE_MS;
+    this.pollMs = spec.pollMs ?? DEFAULT_POLL_MS;
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.stopped = false;
+    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, this.leaseMs / 3));
+    this.renewTimer.unref();
+    this.loop = this.run();
+  }
+
+  /** Wakes an idle worker now (new items were enqueued). */
+  nudge(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  /**
+   * Stops claiming, aborts what is in flight (handlers answer promptly on their signal) and waits for
+   * it to settle; what could not settle is released for another process to take at once.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    this.loop = undefined;
+    clearInterval(this.renewTimer);
+    const held = [...this.inFlight.keys()];
+    for (const { controller } of this.inFlight.values()) controller.abort(new Error('shutting down'));
+    await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
+    // Only what is still leased to us: what settled meanwhile keeps its outcome.
+    await release(this.pool, this.owner, held).catch(() => {});
+  }
+
+  private async run(): Promise<void> {
+    let failures = 0;
+    while (!this.stopped) {
+      let claimed = 0;
+      const free = this.spec.concurrency - this.inFlight.size;
+      try {
+        if (free > 0) {
+          const items = await claim(this.pool, {
+            kind: this.spec.kind,
+            owner: this.owner,
+            limit: free,
+            leaseMs: this.leaseMs,
+            now: this.options.clock(),
+          });
+          claimed = items.length;
+          for (const item of items) this.begin(item);
+        }
+        await this.sweepNowAndThen();
+        failures = 0;
+      } catch (error) {
+        failures++;
+        this.options.logger.warn({ err: error, kind: this.spec.kind }, 'work claim failed; retrying');
+        await this.pause(Math.min(5000, ERROR_BACKOFF_MS * 2 ** Math.min(failures, 6)));
+        continue;
+      }
+      // A full claim means more may be due: claim again as soon as a slot frees.
+      if (claimed > 0 && claimed === free) await this.pause(this.pollMs, true);
+      else await this.pause(this.pollMs);
+    }
+  }
+
+  /** Sleeps until `ms` pass or a nudge; `untilSlot` also wakes when an item in flight finishes. */
+  private pause(ms: number, untilSlot = false): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.woken && !untilSlot) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.wake = undefined;
+        self.woken = false;
+        resolve();
+      }
+      this.wake = done;
+    });
+  }
+
+  private begin(item: WorkItem): void {
+    const controller = new AbortController();
+    const done = this.handle(item, controller.signal).finally(() => {
+      this.inFlight.delete(item.id);
+      // A slot is free: claim again without waiting out the poll.
+      this.wake?.();
+    });
+    this.inFlight.set(item.id, { controller, done });
+  }
+
+  private async handle(item: WorkItem, signal: AbortSignal): Promise<void> {
+    let outcome: Outcome;
+    try {
+      outcome = await this.spec.handle(item, signal);
+    } catch (error) {
+      if (signal.aborted) return; // released at stop, or taken over: not this holder's to settle
+      this.options.logger.error({ err: error, kind: item.kind, item: item.id }, 'work item failed');
+      const message = error instanceof Error ? error.message : String(error);
+      outcome =
+        item.attempts >= MAX_THROWS
+          ? { status: 'dead', error: message }
+          : {
+              status: 'retry',
+              at: new Date(this.options.clock().getTime() + 1000 * 2 ** item.attempts),
+              error: message,
+            };
+    }
+    await this.settleWithRetry(item, outcome, signal);
+  }
+
+  /** The outcome is recorded already (events); settling the item must outlive a short database outage. */
+  private async settleWithRetry(item: WorkItem, outcome: Outcome, signal: AbortSignal): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await settle(this.pool, this.owner, item.id, outcome);
+        return;
+      } catch (error) {
+        if (this.stopped || signal.aborted) return; // the lease runs out and the item is done again
+        this.options.logger.warn({ err: error, item: item.id }, 'settling a work item failed; retrying');
+        await new Promise((r) => setTimeout(r, Math.min(5000, ERROR_BACKOFF_MS * 2 ** Math.min(attempt, 6))));
+      }
+    }
+  }
+
+  private async renewLeases(): Promise<void> {
+    const ids = [...this.inFlight.keys()];
+    if (ids.length === 0) return;
+    try {
+      const held = await renew(this.pool, this.owner, ids, this.leaseMs);
+      for (const id of ids) {
+        // Taken over by another process after our lease ran out: stop working on it.
+        if (!held.has(id)) this.inFlight.get(id)?.controller.abort(new Error('lease lost'));
+      }
+    } catch (error) {
+      this.options.logger.warn({ err: error, kind: this.spec.kind }, 'renewing work leases failed');
+    }
+  }
+
+  private async sweepNowAndThen(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    await sweep(this.pool, SETTLED_RETENTION_MS);
+  }
+}

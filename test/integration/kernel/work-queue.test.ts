@@ -1,0 +1,229 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { createLogger } from '../../../src/logger.ts';
+import { cancelPending, claim, enqueue, release, renew, requeue, settle } from '../../../src/work/queue.ts';
+import { MAX_THROWS, Worker, type WorkerSpec } from '../../../src/work/worker.ts';
+import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
+
+/* The durable work queue (src/work/, DESIGN section 9): leases, group limits, fairness, workers. */
+const test = suite<{ db: TestDatabase }>('work queue: leased items, group limits, workers');
+test.before.each(async (ctx) => {
+  ctx.db = await freshDatabase();
+});
+test.after.each(async ({ db }) => db.drop());
+
+const now = () => new Date();
+const item = (id: string, group?: { key: string; limit: number }, runAt?: Date) => ({
+  id,
+  kind: 'test',
+  organizationId: 'org-1',
+  groupKey: group?.key,
+  groupLimit: group?.limit,
+  payload: { id },
+  runAt,
+});
+const claimFor = (db: TestDatabase, owner: string, limit: number, at = now(), leaseMs = 60_000) =>
+  claim(db.pool, { kind: 'test', owner, limit, leaseMs, now: at });
+const statusOf = async (db: TestDatabase, id: string) =>
+  (await db.pool.query('SELECT status, attempts FROM work_items WHERE id = $1', [id])).rows[0];
+
+test('an item enqueued twice is one item (ids are deterministic)', async ({ db }) => {
+  assert.is(await enqueue(db.pool, [item('a'), item('b')]), 2);
+  assert.is(await enqueue(db.pool, [item('a'), item('c')]), 1);
+  const { rows } = await db.pool.query('SELECT id FROM work_items ORDER BY id');
+  assert.equal(
+    rows.map((r) => r.id),
+    ['a', 'b', 'c'],
+  );
+});
+
+test('a group never has more leases than its limit, across owners', async ({ db }) => {
+  const group = { key: 'run-1', limit: 3 };
+  await enqueue(
+    db.pool,
+    Array.from({ length: 10 }, (_, i) => item(`i${i}`, group)),
+  );
+  const first = await claimFor(db, 'owner-a', 5);
+  assert.is(first.length, 3);
+  assert.is((await claimFor(db, 'owner-b', 5)).length, 0);
+  assert.ok(await settle(db.pool, 'owner-a', first[0]!.id, { status: 'done' }));
+  const next = await claimFor(db, 'owner-b', 5);
+  assert.is(next.length, 1, 'one lease freed, one more claimed');
+  // Claimed oldest first, each once.
+  const ids = [...first, ...next].map((w) => w.id);
+  assert.equal(ids, ['i0', 'i1', 'i2', 'i3']);
+});
+
+test('groups take turns: a long backlog does not starve a small group', async ({ db }) => {
+  await enqueue(
+    db.pool,
+    Array.from({ length: 100 }, (_, i) =>
+      item(`big-${String(i).padStart(3, '0')}`, { key: 'big', limit: 50 }),
+    ),
+  );
+  await enqueue(db.pool, [
+    item('small-1', { key: 'small', limit: 50 }),
+    item('small-2', { key: 'small', limit: 50 }),
+  ]);
+  await enqueue(db.pool, [item('loose-1')]);
+  const claimed = (await claimFor(db, 'owner', 6)).map((w) => w.id).sort();
+  assert.ok(
+    claimed.includes('small-1') && claimed.includes('small-2') && claimed.includes('loose-1'),
+    claimed.join(),
+  );
+  assert.is(claimed.length, 6);
+});
+
+test('an item is due at its time by the service clock, not before', async ({ db }) => {
+  const later = new Date(Date.now() + 3_600_000);
+  await enqueue(db.pool, [item('later', undefined, later)]);
+  assert.is((await claimFor(db, 'owner', 5)).length, 0);
+  assert.is((await claimFor(db, 'owner', 5, new Date(later.getTime() + 1))).length, 1);
+});
+
+test('a lease that runs out is claimed again, and the old holder can no longer settle it', async ({ db }) => {
+  await enqueue(db.pool, [item('x', { key: 'g', limit: 1 })]);
+  const [first] = await claimFor(db, 'dead-owner', 1, now(), 1);
+  assert.is(first?.attempts, 1);
+  await new Promise((r) => setTimeout(r, 30));
+  const [again] = await claimFor(db, 'live-owner', 1);
+  assert.is(again?.id, 'x');
+  assert.is(again?.attempts, 2);
+  assert.is(await settle(db.pool, 'dead-owner', 'x', { status: 'done' }), false);
+  assert.equal([...(await renew(db.pool, 'dead-owner', ['x'], 60_000))], []);
+  assert.equal([...(await renew(db.pool, 'live-owner', ['x'], 60_000))], ['x']);
+  assert.is(await settle(db.pool, 'live-owner', 'x', { status: 'done' }), true);
+  assert.equal(await statusOf(db, 'x'), { status: 'done', attempts: 2 });
+});
+
+test('retry, release, cancel and requeue move items as they say', async ({ db }) => {
+  const group = { key: 'run-2', limit: 10 };
+  await enqueue(db.pool, [item('r', group), item('s', group), item('t', group), item('u', group)]);
+  const claimed = await claimFor(db, 'o', 2);
+  assert.equal(
+    claimed.map((w) => w.id),
+    ['r', 's'],
+  );
+  const soon = new Date(Date.now() + 60_000);
+  await settle(db.pool, 'o', 'r', { status: 'retry', at: soon, error: 'busy' });
+  await release(db.pool, 'o', ['s']);
+  assert.equal((await cancelPending(db.pool, { kind: 'test', groupKey: 'run-2' })).sort(), [
+    'r',
+    's',
+    't',
+    'u',
+  ]);
+  assert.equal(await requeue(db.pool, ['t', 'missing']), ['t']);
+  assert.equal(
+    (await claimFor(db, 'o', 5)).map((w) => w.id),
+    ['t'],
+  );
+});
+
+const quiet = createLogger('silent');
+
+test('a worker handles every item once, never more at once than its concurrency', async ({ db }) => {
+  await enqueue(
+    db.pool,
+    Array.from({ length: 40 }, (_, i) => item(`w${i}`)),
+  );
+  let running = 0;
+  let most = 0;
+  const seen: string[] = [];
+  const spec: WorkerSpec = {
+    kind: 'test',
+    concurrency: 4,
+    pollMs: 20,
+    handle: async (w) => {
+      running++;
+      most = Math.max(most, running);
+      seen.push(w.id);
+      await new Promise((r) => setTimeout(r, 5));
+      running--;
+      return { status: 'done' };
+    },
+  };
+  // Two processes' workers over one queue.
+  const workers = [
+    new Worker(db.pool, spec, { clock: now, logger: quiet, owner: 'p1' }),
+    new Worker(db.pool, spec, { clock: now, logger: quiet, owner: 'p2' }),
+  ];
+  for (const w of workers) w.start();
+  await until(async () => (await countBy(db, 'done')) === 40);
+  await Promise.all(workers.map((w) => w.stop()));
+  assert.is(seen.length, 40, 'each item handled once');
+  assert.is(new Set(seen).size, 40);
+  assert.ok(most <= 8, `at most 4 per worker at once, saw ${most}`);
+});
+
+test('a handler that keeps throwing is retried with backoff, then dead', async ({ db }) => {
+  await enqueue(db.pool, [item('bad')]);
+  let offset = 0;
+  const clock = () => new Date(Date.now() + offset);
+  let calls = 0;
+  const worker = new Worker(
+    db.pool,
+    {
+      kind: 'test',
+      concurrency: 1,
+      pollMs: 10,
+      handle: async () => {
+        calls++;
+        throw new Error('boom');
+      },
+    },
+    { clock, logger: quiet, owner: 'p' },
+  );
+  worker.start();
+  for (let i = 1; i <= MAX_THROWS; i++) {
+    await until(async () => calls >= i);
+    offset += 3_600_000; // past any backoff
+  }
+  await until(async () => (await statusOf(db, 'bad'))?.status === 'dead');
+  await worker.stop();
+  assert.is(calls, MAX_THROWS);
+  const { rows } = await db.pool.query('SELECT last_error FROM work_items WHERE id = $1', ['bad']);
+  assert.is(rows[0].last_error, 'boom');
+});
+
+test('stopping a worker aborts what it holds and gives it back for another process', async ({ db }) => {
+  await enqueue(db.pool, [item('long')]);
+  let started = false;
+  const worker = new Worker(
+    db.pool,
+    {
+      kind: 'test',
+      concurrency: 1,
+      pollMs: 10,
+      handle: (_w, signal) =>
+        new Promise((_resolve, reject) => {
+          started = true;
+          signal.addEventListener('abort', () => reject(signal.reason));
+        }),
+    },
+    { clock: now, logger: quiet, owner: 'p' },
+  );
+  worker.start();
+  await until(async () => started);
+  await worker.stop();
+  assert.equal(await statusOf(db, 'long'), { status: 'pending', attempts: 1 });
+  assert.is((await claimFor(db, 'other', 1)).length, 1);
+});
+
+async function countBy(db: TestDatabase, status: string): Promise<number> {
+  const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM work_items WHERE status = $1', [
+    status,
+  ]);
+  return rows[0].n;
+}
+
+/** Polls `check` until it holds; a deadline far beyond need (a hang fails rather than waits forever). */
+async function until(check: () => Promise<boolean>, deadlineMs = 30_000): Promise<void> {
+  const end = Date.now() + deadlineMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+test.run();
