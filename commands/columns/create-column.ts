@@ -25,6 +25,11 @@ import {
   OriginSchema,
   PositionSchema,
 } from '../../src/domain/columns/fields.ts';
+import {
+  loadTriggerColumns,
+  refuseRetriggerCycle,
+  triggerColumn,
+} from '../../src/domain/columns/retrigger-cycle.ts';
 import { promptTemplatesNamed } from '../../src/domain/prompts/column-templates.ts';
 import { loadTableForWrite, tableNotFound, tableOrganizations } from '../../src/domain/tables/access.ts';
 import { newColumnId } from '../../src/domain/tables/ids.ts';
@@ -150,6 +155,7 @@ export const createColumnRoute: RouteModule = (app, deps) => {
       const metadata = eventMetadata(request);
       // Decide once before claiming the key, so that a refused config leaves nothing behind.
       createColumn.decide(command, columnStream.initialState(), now);
+      refuseRetriggerCycle(await loadTriggerColumns(deps.store, table), triggerColumn(command.column));
       const claim = { tableId, columnId: id, key, kind: body.kind, dataType: body.dataType };
       await handleCommand({
         store: deps.store,

@@ -18,6 +18,11 @@ import {
   LabelSchema,
   PositionSchema,
 } from '../../src/domain/columns/fields.ts';
+import {
+  loadTriggerColumns,
+  refuseRetriggerCycle,
+  triggerColumn,
+} from '../../src/domain/columns/retrigger-cycle.ts';
 import { promptTemplatesNamed } from '../../src/domain/prompts/column-templates.ts';
 import {
   columnNotFound,
@@ -140,12 +145,25 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         tables: await tableOrganizations(deps.store, typeof destination === 'string' ? [destination] : []),
         prompts: await promptTemplatesNamed(deps.store, request.body.config, { tableId, columnId }),
       };
+      const patch = request.body as ColumnPatch;
+      const current = loaded.state.column;
+      if (current && (patch.autoRun !== undefined || patch.config !== undefined)) {
+        const config = patch.config ? mergeConfig(current.config, patch.config) : current.config;
+        // An invalid config is the decider's to refuse, naming its fields; only a valid one can form a cycle.
+        if (validateColumnConfig(config, context).ok) {
+          refuseRetriggerCycle(await loadTriggerColumns(deps.store, table), {
+            ...triggerColumn(current),
+            autoRun: patch.autoRun ?? current.autoRun,
+            config,
+          });
+        }
+      }
       try {
         const result = await handleCommand({
           store: deps.store,
           stream: columnStream.name(tableId, columnId),
           decider: patchColumn,
-          command: { tableId, columnId, patch: request.body as ColumnPatch, context },
+          command: { tableId, columnId, patch, context },
           metadata: eventMetadata(request),
           now: deps.clock(),
           loaded,
