@@ -1,47 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bootstrapAccount } from '../../support/accounts.ts';
-import { type CliRun, runStk } from '../../support/cli.ts';
-import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
-import { type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
+import { cliSuite } from '../../support/cli-suite.ts';
 
-interface Ctx {
-  db: TestDatabase;
-  service: ServiceProcess;
-  dir: string;
-  key: string;
-}
-
-const test = suite<Ctx>('e2e: stk tables and stk columns against the running service');
-
-/** Runs `stk` as this suite's user: its config file, the service's URL and its key. */
-function stk(ctx: Ctx, args: string[]): Promise<CliRun> {
-  return runStk(args, {
-    env: { STK_CONFIG: join(ctx.dir, 'config.json'), STK_BASE_URL: ctx.service.url, STK_API_KEY: ctx.key },
-  });
-}
-
-/** Runs a command that must succeed with --json and returns the parsed answer. */
-async function json(ctx: Ctx, args: string[]) {
-  const run = await stk(ctx, ['--json', ...args]);
-  assert.is(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
-  return JSON.parse(run.stdout);
-}
-
-test.before(async (ctx) => {
-  ctx.db = await freshDatabase();
-  ctx.service = await startServiceProcess({ DATABASE_URL: ctx.db.url, LOG_LEVEL: 'warn' });
-  ctx.dir = await mkdtemp(join(tmpdir(), 'stk-columns-cli-'));
-  ctx.key = (await bootstrapAccount(ctx.service.url)).apiKey;
-});
-test.after(async (ctx) => {
-  await ctx.service.stop();
-  await rm(ctx.dir, { recursive: true, force: true });
-  await ctx.db.drop();
-});
+const { test, stk, json } = cliSuite('e2e: stk tables and stk columns against the running service');
 
 test('stk tables create | list | get | rename | delete', async (ctx) => {
   const table = await json(ctx, ['tables', 'create', 'Leads']);

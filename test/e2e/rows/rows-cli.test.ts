@@ -1,48 +1,11 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bootstrapAccount } from '../../support/accounts.ts';
-import { type CliRun, runStk } from '../../support/cli.ts';
-import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
+import { cliSuite } from '../../support/cli-suite.ts';
 import { createColumns } from '../../support/rows.ts';
-import { type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
 import { createTable } from '../../support/tables.ts';
 
-interface Ctx {
-  db: TestDatabase;
-  service: ServiceProcess;
-  dir: string;
-  key: string;
-}
-
-const test = suite<Ctx>('e2e: stk rows and stk columns estimate against the running service');
-
-function stk(ctx: Ctx, args: string[], input?: string): Promise<CliRun> {
-  return runStk(args, {
-    env: { STK_CONFIG: join(ctx.dir, 'config.json'), STK_BASE_URL: ctx.service.url, STK_API_KEY: ctx.key },
-    input,
-  });
-}
-
-async function json(ctx: Ctx, args: string[], input?: string) {
-  const run = await stk(ctx, ['--json', ...args], input);
-  assert.is(run.code, 0, `${args.join(' ')}: ${run.stderr}`);
-  return JSON.parse(run.stdout);
-}
-
-test.before(async (ctx) => {
-  ctx.db = await freshDatabase();
-  ctx.service = await startServiceProcess({ DATABASE_URL: ctx.db.url, LOG_LEVEL: 'warn' });
-  ctx.dir = await mkdtemp(join(tmpdir(), 'stk-rows-cli-'));
-  ctx.key = (await bootstrapAccount(ctx.service.url)).apiKey;
-});
-test.after(async (ctx) => {
-  await ctx.service.stop();
-  await rm(ctx.dir, { recursive: true, force: true });
-  await ctx.db.drop();
-});
+const { test, stk, json } = cliSuite('e2e: stk rows and stk columns estimate against the running service');
 
 test('insert JSON from a file and from stdin (upsert), list, get, patch, delete, estimate', async (ctx) => {
   const tableId = await createTable(ctx.service.url, ctx.key);
