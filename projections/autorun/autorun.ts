@@ -1,0 +1,277 @@
+import { mergeConfig } from '../../src/domain/columns/config-merge.ts';
+import type { ColumnEvent } from '../../src/domain/columns/events.ts';
+import type { AutoRun } from '../../src/domain/columns/fields.ts';
+import { columnsRead, type TriggerColumn } from '../../src/domain/columns/retrigger-cycle.ts';
+import type { RowBatchEvent, RowEvent } from '../../src/domain/rows/events.ts';
+import type { TableEvent } from '../../src/domain/tables/events.ts';
+import type { PoolClient } from '../../src/db/pool.ts';
+import type { Projection, RecordedOf } from '../../src/projection/types.ts';
+import { enqueue } from '../../src/work/queue.ts';
+
+/** Logical names: the worker reads and empties the pending rows (src/domain/autorun/worker.ts). */
+export const AUTORUN_COLUMNS = 'autorun_columns';
+export const AUTORUN_PENDING = 'autorun_pending';
+export const AUTORUN_KIND = 'autorun';
+
+type Handled = RecordedOf<
+  | Extract<TableEvent, { type: 'TableCreated' | 'ColumnRemoved' | 'TableDeleted' }>
+  | ColumnEvent
+  | RowEvent
+  | RowBatchEvent
+>;
+
+interface AutoColumn extends TriggerColumn {
+  tableId: string;
+  organizationId: string;
+}
+
+interface Pending {
+  organizationId: string;
+  tableId: string;
+  columnId: string;
+  rowId: string;
+  trigger: 'onInsert' | 'onSourceUpdate';
+  /** The log position the rows read model must reach before the run reads the row. */
+  commit: string;
+  prepare: string;
+  /** The event that asked: the first of a column's pending rows names its work item. */
+  eventId: string;
+}
+
+/** The lock the reactor and the worker take on one column's pending rows (see the worker). */
+export const pendingLock = (columnId: string) => `autorun:${columnId}`;
+
+/**
+ * Auto-run (issue 15, item 5), a reactor: it follows the log like any projection and, in the
+ * transaction of its checkpoint, turns inserted rows (for `onInsert` columns) and changed source cells
+ * (for `onSourceUpdate` columns) into pending rows per column, plus one work item per column that has
+ * pending rows; the autorun worker starts runs for them. It keeps its own copy of each table's columns
+ * (autoRun and config, as of the event it is applying), so a column created just before a row insert
+ * is seen, whatever the columns read model has reached. A cell written by a column's own run never
+ * re-runs that column (its own output is not one of its sources), and status-only changes (queued,
+ * running) change no value, so they trigger nothing. Its version must never be bumped (a reactor
+ * read from the start would ask again for what is long done).
+ */
+export const autorunReactor: Projection<Handled extends RecordedOf<infer E> ? E : never> = {
+  name: 'autorun',
+  version: 1,
+  handles: [
+    'TableCreated',
+    'ColumnRemoved',
+    'TableDeleted',
+    'ColumnCreated',
+    'ColumnPatched',
+    'RowsInserted',
+    'RowCellsChanged',
+  ],
+  tables: {
+    autorun_tables: (t) => [`CREATE TABLE ${t} (table_id text PRIMARY KEY, organization_id text NOT NULL)`],
+    [AUTORUN_COLUMNS]: (t) => [
+      `CREATE TABLE ${t} (
+        column_id text PRIMARY KEY,
+        table_id text NOT NULL,
+        key text NOT NULL,
+        auto_run text NOT NULL,
+        config jsonb NOT NULL
+      )`,
+      `CREATE INDEX ${t}_by_table ON ${t} (table_id)`,
+    ],
+    [AUTORUN_PENDING]: (t) => [
+      `CREATE TABLE ${t} (
+        seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        organization_id text NOT NULL,
+        table_id text NOT NULL,
+        column_id text NOT NULL,
+        row_id text NOT NULL,
+        trigger text NOT NULL,
+        commit_position bigint NOT NULL,
+        prepare_position bigint NOT NULL,
+        UNIQUE (column_id, row_id, trigger)
+      )`,
+    ],
+  },
+  async apply(batch, { tx, table }) {
+    const events = batch as readonly Handled[];
+    const tableIds = [...new Set(events.map((e) => e.data.tableId))];
+    const columns = await loadColumns(tx, table, tableIds);
+    const organizations = await loadOrganizations(tx, table('autorun_tables'), tableIds);
+    const changedColumns = new Set<string>();
+    const removed = new Set<string>();
+    const pending: Pending[] = [];
+    const ask = (event: Handled, column: AutoColumn, rowId: string, trigger: Pending['trigger']) =>
+      pending.push({
+        organizationId: column.organizationId,
+        tableId: column.tableId,
+        columnId: column.id,
+        rowId,
+        trigger,
+        commit: event.position.commit.toString(),
+        prepare: event.position.prepare.toString(),
+        eventId: event.id,
+      });
+    for (const event of events) {
+      switch (event.type) {
+        case 'TableCreated':
+          organizations.set(event.data.tableId, event.data.organizationId);
+          await tx.query(`INSERT INTO ${table('autorun_tables')} VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+            event.data.tableId,
+            event.data.organizationId,
+          ]);
+          break;
+        case 'TableDeleted':
+          for (const [id, c] of columns) if (c.tableId === event.data.tableId) dropColumn(id);
+          await tx.query(`DELETE FROM ${table('autorun_tables')} WHERE table_id = $1`, [event.data.tableId]);
+          break;
+        case 'ColumnRemoved':
+          dropColumn(event.data.columnId);
+          break;
+        case 'ColumnCreated': {
+          const { tableId, columnId, key, autoRun, config } = event.data;
+          const organizationId = organizations.get(tableId);
+          if (!organizationId) break;
+          columns.set(columnId, { id: columnId, key, autoRun, config, tableId, organizationId });
+          changedColumns.add(columnId);
+          removed.delete(columnId);
+          break;
+        }
+        case 'ColumnPatched': {
+          const column = columns.get(event.data.columnId);
+          const { autoRun, config } = event.data.changes;
+          if (!column || (autoRun === undefined && config === undefined)) break;
+          columns.set(column.id, {
+            ...column,
+            autoRun: (autoRun ?? column.autoRun) as AutoRun,
+            config: config ? mergeConfig(column.config, config) : column.config,
+          });
+          changedColumns.add(column.id);
+          break;
+        }
+        case 'RowsInserted':
+          for (const column of columnsOf(columns, event.data.tableId)) {
+            if (column.autoRun !== 'onInsert' || !isComputed(column)) continue;
+            for (const row of event.data.rows) ask(event, column, row.rowId, 'onInsert');
+          }
+          break;
+        case 'RowCellsChanged': {
+          const changed = new Set(Object.keys(event.data.cells));
+          if (changed.size === 0) break;
+          const all = columnsOf(columns, event.data.tableId);
+          for (const column of all) {
+            if (column.autoRun !== 'onSourceUpdate' || !isComputed(column)) continue;
+            const sources = columnsRead(column, all);
+            if ([...sources].some((id) => changed.has(id))) ask(event, column, event.data.rowId, 'onSourceUpdate');
+          }
+          break;
+        }
+      }
+    }
+    await saveColumns(tx, table(AUTORUN_COLUMNS), columns, changedColumns, removed);
+    await addPending(tx, table(AUTORUN_PENDING), pending);
+
+    function dropColumn(id: string) {
+      columns.delete(id);
+      changedColumns.delete(id);
+      removed.add(id);
+    }
+  },
+};
+
+const isComputed = (column: TriggerColumn) => typeof column.config.provider === 'string';
+
+const columnsOf = (columns: Map<string, AutoColumn>, tableId: string) =>
+  [...columns.values()].filter((c) => c.tableId === tableId);
+
+async function loadOrganizations(tx: PoolClient, t: string, tableIds: string[]): Promise<Map<string, string>> {
+  const { rows } = await tx.query<{ table_id: string; organization_id: string }>(
+    `SELECT table_id, organization_id FROM ${t} WHERE table_id = ANY($1)`,
+    [tableIds],
+  );
+  return new Map(rows.map((r) => [r.table_id, r.organization_id]));
+}
+
+async function loadColumns(
+  tx: PoolClient,
+  table: (logical: string) => string,
+  tableIds: string[],
+): Promise<Map<string, AutoColumn>> {
+  const { rows } = await tx.query<{
+    column_id: string;
+    table_id: string;
+    key: string;
+    auto_run: AutoRun;
+    config: Record<string, unknown>;
+    organization_id: string;
+  }>(
+    `SELECT c.column_id, c.table_id, c.key, c.auto_run, c.config, t.organization_id
+     FROM ${table(AUTORUN_COLUMNS)} c JOIN ${table('autorun_tables')} t USING (table_id)
+     WHERE c.table_id = ANY($1)`,
+    [tableIds],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.column_id,
+      {
+        id: r.column_id,
+        key: r.key,
+        autoRun: r.auto_run,
+        config: r.config,
+        tableId: r.table_id,
+        organizationId: r.organization_id,
+      },
+    ]),
+  );
+}
+
+async function saveColumns(
+  tx: PoolClient,
+  t: string,
+  columns: Map<string, AutoColumn>,
+  changed: Set<string>,
+  removed: Set<string>,
+): Promise<void> {
+  if (removed.size > 0) await tx.query(`DELETE FROM ${t} WHERE column_id = ANY($1)`, [[...removed]]);
+  const rows = [...changed].map((id) => columns.get(id)!);
+  if (rows.length === 0) return;
+  await tx.query(
+    `INSERT INTO ${t} (column_id, table_id, key, auto_run, config)
+     SELECT id, table_id, key, auto_run, config FROM json_to_recordset($1::json)
+       AS r(id text, table_id text, key text, auto_run text, config jsonb)
+     ON CONFLICT (column_id) DO UPDATE SET key = EXCLUDED.key, auto_run = EXCLUDED.auto_run, config = EXCLUDED.config`,
+    [JSON.stringify(rows.map((c) => ({ id: c.id, table_id: c.tableId, key: c.key, auto_run: c.autoRun, config: c.config })))],
+  );
+}
+
+/**
+ * Adds the pending rows, and a work item for each column that had none pending before (under the
+ * column's lock, which the worker takes to empty them: between the two, no row is left without an item).
+ */
+async function addPending(tx: PoolClient, t: string, pending: Pending[]): Promise<void> {
+  const byColumn = new Map<string, Pending[]>();
+  for (const p of pending) byColumn.set(p.columnId, [...(byColumn.get(p.columnId) ?? []), p]);
+  for (const [columnId, rows] of byColumn) {
+    await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [pendingLock(columnId)]);
+    const { rows: before } = await tx.query(`SELECT 1 FROM ${t} WHERE column_id = $1 LIMIT 1`, [columnId]);
+    await tx.query(
+      `INSERT INTO ${t} (organization_id, table_id, column_id, row_id, trigger, commit_position, prepare_position)
+       SELECT organization_id, table_id, column_id, row_id, trigger, commit, prepare
+       FROM json_to_recordset($1::json) AS r(organization_id text, table_id text, column_id text, row_id text,
+         trigger text, commit bigint, prepare bigint)
+       ON CONFLICT (column_id, row_id, trigger) DO UPDATE
+         SET commit_position = greatest(${t}.commit_position, EXCLUDED.commit_position),
+             prepare_position = greatest(${t}.prepare_position, EXCLUDED.prepare_position)`,
+      [JSON.stringify(rows.map((r) => ({ ...r, organization_id: r.organizationId, table_id: r.tableId, column_id: r.columnId, row_id: r.rowId })))],
+    );
+    if (before.length > 0) continue;
+    const first = rows[0]!;
+    await enqueue(tx, [
+      {
+        id: `${AUTORUN_KIND}:${columnId}:${first.eventId}`,
+        kind: AUTORUN_KIND,
+        organizationId: first.organizationId,
+        groupKey: columnId,
+        groupLimit: 1,
+        payload: { tableId: first.tableId, columnId },
+      },
+    ]);
+  }
+}
