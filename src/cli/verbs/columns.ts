@@ -1,10 +1,12 @@
-import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
 import { AUTO_RUN, COLUMN_KINDS, DATA_TYPES, ORIGINS } from '../../domain/columns/fields.ts';
+import { jsonArgument } from '../arguments.ts';
 import { UsageError } from '../errors.ts';
 import { clientFor } from '../http.ts';
 import { emit, formatRecord, formatTable } from '../output.ts';
 import { fetchPages, type PageOptions, pageOptions, withMore } from '../pages.ts';
+import { type ScopeOptions, scopeBody, scopeOptions } from '../run-scope.ts';
+import { addColumnRunCommands } from './runs.ts';
 
 interface Column {
   id: string;
@@ -31,25 +33,6 @@ interface HistoryEntry {
 const columnsPath = (tableId: string) => `/api/tables/${encodeURIComponent(tableId)}/columns`;
 const columnPath = (tableId: string, columnId: string) =>
   `${columnsPath(tableId)}/${encodeURIComponent(columnId)}`;
-
-/** JSON given inline or as @file.json. */
-export function jsonArgument(value: string): unknown {
-  let text = value;
-  if (value.startsWith('@')) {
-    try {
-      text = readFileSync(value.slice(1), 'utf8');
-    } catch (error) {
-      throw new UsageError(
-        `cannot read ${value.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? error}`,
-      );
-    }
-  }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new UsageError(`not valid JSON: ${value.length > 60 ? `${value.slice(0, 60)}...` : value}`);
-  }
-}
 
 function jsonObject(value: string): Record<string, unknown> {
   const parsed = jsonArgument(value);
@@ -230,47 +213,30 @@ export function registerColumnCommands(program: Command): void {
       );
     });
 
-  columns
-    .command('estimate')
-    .description('what running the column would take: rows in scope, eligible rows, credits')
-    .argument('<tableId>')
-    .argument('<columnId>')
-    .option('--filter <json>', 'only the rows a FilterObject selects (inline JSON or @file.json)')
-    .option('--row-ids <ids...>', 'only these rows')
-    .option('--only-empty', 'skip rows whose cell of this column holds a value')
-    .action(
-      async (
-        tableId: string,
-        columnId: string,
-        options: { filter?: string; rowIds?: string[]; onlyEmpty?: boolean },
-        command: Command,
-      ) => {
-        if (options.filter !== undefined && options.rowIds !== undefined) {
-          throw new UsageError('give --filter or --row-ids, not both');
-        }
-        const scope =
-          options.filter !== undefined ? 'filtered' : options.rowIds !== undefined ? 'selected' : 'all';
-        const body: Record<string, unknown> = { scope, onlyEmpty: options.onlyEmpty ?? false };
-        if (options.filter !== undefined) body.filter = jsonArgument(options.filter);
-        if (options.rowIds !== undefined) body.rowIds = options.rowIds;
-        const estimate = await (await clientFor(command)).post<Record<string, number | boolean>>(
-          `${columnPath(tableId, columnId)}/estimate`,
-          body,
-        );
-        emit(command, estimate, () =>
-          formatRecord([
-            ['Candidates', estimate.candidates],
-            ['Eligible', estimate.eligible],
-            ['Skipped (condition)', estimate.skippedByCondition],
-            ['Skipped (not empty)', estimate.skippedNotEmpty],
-            ['Credits per row', estimate.creditsPerRow],
-            ['Estimated credits', estimate.estimatedCredits],
-            ['Balance', estimate.balance],
-            ['Sufficient', estimate.sufficient ? 'yes' : 'NO'],
-          ]),
-        );
-      },
+  scopeOptions(
+    columns
+      .command('estimate')
+      .description('what running the column would take: rows in scope, eligible rows, credits')
+      .argument('<tableId>')
+      .argument('<columnId>'),
+  ).action(async (tableId: string, columnId: string, options: ScopeOptions, command: Command) => {
+    const estimate = await (await clientFor(command)).post<Record<string, number | boolean>>(
+      `${columnPath(tableId, columnId)}/estimate`,
+      scopeBody(options),
     );
+    emit(command, estimate, () =>
+      formatRecord([
+        ['Candidates', estimate.candidates],
+        ['Eligible', estimate.eligible],
+        ['Skipped (condition)', estimate.skippedByCondition],
+        ['Skipped (not empty)', estimate.skippedNotEmpty],
+        ['Credits per row', estimate.creditsPerRow],
+        ['Estimated credits', estimate.estimatedCredits],
+        ['Balance', estimate.balance],
+        ['Sufficient', estimate.sufficient ? 'yes' : 'NO'],
+      ]),
+    );
+  });
 
   pageOptions(
     columns
@@ -299,4 +265,6 @@ export function registerColumnCommands(program: Command): void {
       ),
     );
   });
+
+  addColumnRunCommands(columns);
 }

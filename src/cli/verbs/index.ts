@@ -5,6 +5,7 @@ import { registerColumnCommands } from './columns.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerPromptCommands } from './prompts.ts';
 import { registerRowCommands } from './rows.ts';
+import { registerRunCommands } from './runs.ts';
 import { registerSecretCommands } from './secrets.ts';
 import { registerTableCommands } from './tables.ts';
 
@@ -20,4 +21,5 @@ export const commandModules: CommandModule[] = [
   registerSecretCommands,
   registerPromptCommands,
   registerRowCommands,
+  registerRunCommands,
 ];

@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { jsonArgument, textArgument } from '../arguments.ts';
 import { UsageError } from '../errors.ts';
 import { clientFor } from '../http.ts';
 import { emit, formatRecord, formatTable } from '../output.ts';
 import { fetchPages, type PageOptions, pageOptions, positiveInt, withMore } from '../pages.ts';
-import { jsonArgument } from './columns.ts';
 
 interface Variable {
   name: string;
@@ -24,16 +23,6 @@ interface Prompt {
 }
 
 const promptPath = (id: string) => `/api/prompts/${encodeURIComponent(id)}`;
-
-/** Text given inline or as @file. */
-function textArgument(value: string): string {
-  if (!value.startsWith('@')) return value;
-  try {
-    return readFileSync(value.slice(1), 'utf8');
-  } catch (error) {
-    throw new UsageError(`cannot read ${value.slice(1)}: ${(error as NodeJS.ErrnoException).code ?? error}`);
-  }
-}
 
 function variablesArgument(value: string): unknown[] {
   const parsed = jsonArgument(value);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { type Command, Option } from 'commander';
 import { createProgress } from '../admin/progress.ts';
+import { jsonArgument } from '../arguments.ts';
 import { UsageError } from '../errors.ts';
 import { type ApiClient, ApiError, clientFor } from '../http.ts';
 import { emit, formatRecord, formatTable } from '../output.ts';
 import { type Cells, formatOf, type InputColumn, type InputFormat, readRows } from '../rows-input.ts';
-import { jsonArgument } from './columns.ts';
 
 interface Row {
   id: string;

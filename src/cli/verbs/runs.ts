@@ -1,0 +1,210 @@
+import type { Command } from 'commander';
+import { createProgress } from '../admin/progress.ts';
+import { clientFor } from '../http.ts';
+import { emit, escapeControls, formatRecord, formatTable } from '../output.ts';
+import { fetchPages, type PageOptions, pageOptions, positiveInt, withMore } from '../pages.ts';
+import { type ScopeOptions, scopeBody, scopeOptions } from '../run-scope.ts';
+
+interface Run {
+  id: string;
+  tableId: string;
+  columnId: string;
+  status: string;
+  counts: {
+    total: number;
+    queued: number;
+    running: number;
+    succeeded: number;
+    failed: number;
+    skipped: number;
+  };
+  credits: { reserved: number; charged: number; refunded: number };
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  error: string | null;
+}
+
+interface RunRow {
+  rowId: string;
+  status: string;
+  httpStatus?: number | null;
+  durationMs?: number | null;
+  attempts?: number | null;
+  error?: { code: string; message: string } | null;
+}
+
+const FINAL = new Set(['succeeded', 'partially_succeeded', 'failed', 'stopped']);
+const runPath = (runId: string) => `/api/runs/${encodeURIComponent(runId)}`;
+const columnPath = (tableId: string, columnId: string) =>
+  `/api/tables/${encodeURIComponent(tableId)}/columns/${encodeURIComponent(columnId)}`;
+const finished = (run: Run) => run.counts.succeeded + run.counts.failed + run.counts.skipped;
+
+const showRun = (run: Run) =>
+  formatRecord([
+    ['ID', run.id],
+    ['Status', run.status],
+    ['Table', run.tableId],
+    ['Column', run.columnId],
+    [
+      'Rows',
+      `${run.counts.total} (queued ${run.counts.queued}, running ${run.counts.running}, succeeded ${run.counts.succeeded}, failed ${run.counts.failed}, skipped ${run.counts.skipped})`,
+    ],
+    [
+      'Credits',
+      `reserved ${run.credits.reserved}, charged ${run.credits.charged}, refunded ${run.credits.refunded}`,
+    ],
+    ['Created', run.createdAt],
+    ['Started', run.startedAt],
+    ['Finished', run.finishedAt],
+    ['Error', run.error],
+  ]);
+
+const runTable = (runs: Run[]) =>
+  formatTable(runs, [
+    { header: 'ID', value: (r) => r.id },
+    { header: 'COLUMN', value: (r) => r.columnId },
+    { header: 'STATUS', value: (r) => r.status },
+    { header: 'DONE', value: (r) => `${finished(r)}/${r.counts.total}` },
+    { header: 'FAILED', value: (r) => r.counts.failed },
+    { header: 'CHARGED', value: (r) => r.credits.charged },
+    { header: 'CREATED', value: (r) => r.createdAt },
+  ]);
+
+/**
+ * Follows a run until it ends: a progress bar on a terminal; otherwise one JSON line each time the
+ * run changes (status, counts or credits), for scripts and logs.
+ */
+async function watchRun(command: Command, runId: string, intervalMs: number): Promise<Run> {
+  const client = await clientFor(command);
+  const tty = process.stderr.isTTY && !command.optsWithGlobals().json;
+  const progress = tty ? createProgress(`run ${runId}`, 'rows') : undefined;
+  let last = '';
+  for (;;) {
+    const run = await client.get<Run>(runPath(runId));
+    if (progress) progress.update(finished(run), run.counts.total);
+    else {
+      const state = JSON.stringify([run.status, run.counts, run.credits]);
+      if (state !== last) process.stdout.write(`${escapeControls(JSON.stringify(run))}\n`);
+      last = state;
+    }
+    if (FINAL.has(run.status)) {
+      progress?.stop();
+      return run;
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+const intervalOption = (command: Command) =>
+  command.option('--interval <ms>', 'how often to look, in milliseconds (default 500)', positiveInt);
+
+/** `stk columns run | stop`: added to the columns command. */
+export function addColumnRunCommands(columns: Command): void {
+  intervalOption(
+    scopeOptions(
+      columns
+        .command('run')
+        .description('run a column over its eligible rows (the same rows as estimate)')
+        .argument('<tableId>')
+        .argument('<columnId>')
+        .option('--watch', 'follow the run until it ends')
+        .option('--idempotency-key <key>', 'send the run again safely: the same key starts it once'),
+    ),
+  ).action(
+    async (
+      tableId: string,
+      columnId: string,
+      options: ScopeOptions & { watch?: boolean; idempotencyKey?: string; interval?: number },
+      command: Command,
+    ) => {
+      const run = await (await clientFor(command)).post<Run>(
+        `${columnPath(tableId, columnId)}/run`,
+        scopeBody(options),
+        options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : undefined,
+      );
+      if (!options.watch) return emit(command, run, () => showRun(run));
+      const ended = await watchRun(command, run.id, options.interval ?? 500);
+      if (process.stderr.isTTY) emit(command, ended, () => showRun(ended));
+    },
+  );
+
+  columns
+    .command('stop')
+    .description("stop the column's active run: no new row starts, the rest are skipped")
+    .argument('<tableId>')
+    .argument('<columnId>')
+    .action(async (tableId: string, columnId: string, _options: unknown, command: Command) => {
+      const run = await (await clientFor(command)).post<Run>(`${columnPath(tableId, columnId)}/stop`);
+      emit(command, run, () => showRun(run));
+    });
+}
+
+/** `stk runs list | get | rows | stop | watch`. */
+export function registerRunCommands(program: Command): void {
+  const runs = program.command('runs').description('column runs: progress, rows, stop');
+
+  pageOptions(
+    runs.command('list').description("a table's runs, newest first").argument('<tableId>'),
+    'runs',
+  ).action(async (tableId: string, options: PageOptions, command: Command) => {
+    const page = await fetchPages<Run>(
+      await clientFor(command),
+      `/api/tables/${encodeURIComponent(tableId)}/runs`,
+      options,
+    );
+    emit(command, page, () => withMore(runTable(page.data), page.nextCursor));
+  });
+
+  runs
+    .command('get')
+    .description('show a run')
+    .argument('<runId>')
+    .action(async (runId: string, _options: unknown, command: Command) => {
+      const run = await (await clientFor(command)).get<Run>(runPath(runId));
+      emit(command, run, () => showRun(run));
+    });
+
+  pageOptions(
+    runs
+      .command('rows')
+      .description("each row's outcome in a run")
+      .argument('<runId>')
+      .option('--status <status>', 'only rows with this outcome (e.g. failed)'),
+    'rows',
+    1000,
+  ).action(async (runId: string, options: PageOptions & { status?: string }, command: Command) => {
+    const page = await fetchPages<RunRow>(await clientFor(command), `${runPath(runId)}/rows`, options, {
+      status: options.status,
+    });
+    emit(command, page, () =>
+      withMore(
+        formatTable(page.data, [
+          { header: 'ROW', value: (r) => r.rowId },
+          { header: 'STATUS', value: (r) => r.status },
+          { header: 'HTTP', value: (r) => r.httpStatus ?? '' },
+          { header: 'MS', value: (r) => r.durationMs ?? '' },
+          { header: 'ATTEMPTS', value: (r) => r.attempts ?? '' },
+          { header: 'ERROR', value: (r) => (r.error ? `${r.error.code}: ${r.error.message}` : '') },
+        ]),
+        page.nextCursor,
+      ),
+    );
+  });
+
+  runs
+    .command('stop')
+    .description('stop a run: no new row starts, the rest are skipped')
+    .argument('<runId>')
+    .action(async (runId: string, _options: unknown, command: Command) => {
+      const run = await (await clientFor(command)).post<Run>(`${runPath(runId)}/stop`);
+      emit(command, run, () => showRun(run));
+    });
+
+  intervalOption(runs.command('watch').description('follow a run until it ends').argument('<runId>')).action(
+    async (runId: string, options: { interval?: number }, command: Command) => {
+      const run = await watchRun(command, runId, options.interval ?? 500);
+      if (process.stderr.isTTY) emit(command, run, () => showRun(run));
+    },
+  );
+}
