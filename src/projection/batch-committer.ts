@@ -1,6 +1,7 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Pool, PoolClient } from '../db/pool.ts';
 import { inTransaction } from '../db/pool.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { Position, RecordedEvent } from '../event-store/port.ts';
 import { comparePositions, START } from '../event-store/port.ts';
 import { type CheckpointRow, type CheckpointTableRow, checkpoints } from './checkpoints.ts';
@@ -77,6 +78,9 @@ export class BatchCommitter {
       return true;
     } catch (error) {
       if (error instanceof CheckpointMoved) return false;
+      // The database went away or a statement ran past its bound: no event is to blame, and the
+      // runner retries the batch once the database answers again.
+      if (isDatabaseUnavailable(error)) throw error;
       return this.isolatePoison(fresh, error);
     }
   }
@@ -171,6 +175,7 @@ export class BatchCommitter {
         await this.commit([event]);
       } catch (error) {
         if (error instanceof CheckpointMoved) return false;
+        if (isDatabaseUnavailable(error)) throw error;
         const message = error instanceof Error ? error.message : String(error ?? batchError);
         // Recorded before it shows as failed here, so whoever sees the state also finds the event.
         await checkpoints
