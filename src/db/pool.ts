@@ -37,6 +37,10 @@ export function createPool(connectionString: string, limits: number | PoolLimits
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
+  // Nor a checked-out one between two queries (the server shutting down sends its FATAL then): pg-pool
+  // listens only on idle clients. The holder's next query fails instead, and the pool drops the client
+  // when it comes back.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return pool;
 }
 
