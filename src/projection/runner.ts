@@ -111,6 +111,8 @@ export class ProjectionRunner {
         // Another process may take over meanwhile; this one starts over from the stored checkpoint.
         await this.releaseLock();
         this.lockLost = undefined;
+        // A stop that came meanwhile found no pause to cut short.
+        if (this.stopped) return;
         await this.pauseFor(backoffMs(this.attempt++));
         lockTried = false;
       }
