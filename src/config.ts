@@ -90,6 +90,21 @@ export const configSchema = z.object({
   /** Outbound requests a second this process sends to one host (column runs, webhooks); bursts as large. */
   OUTBOUND_RATE_PER_HOST: z.coerce.number().positive().default(10),
   /**
+   * The OpenAI-compatible chat completions API of llm columns. Neither URL nor key set: llm cells fail
+   * with provider_unavailable (and cost nothing). A URL without a key serves local models.
+   */
+  LLM_BASE_URL: optionalString.pipe(
+    z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  ),
+  LLM_API_KEY: optionalString,
+  /** The model of each llmLane (an llm column's config.model overrides it). */
+  LLM_MODEL_VERY_FAST: z.string().min(1).default('gpt-4.1-nano'),
+  LLM_MODEL_FAST: z.string().min(1).default('gpt-4.1-mini'),
+  LLM_MODEL_BALANCED: z.string().min(1).default('gpt-4.1'),
+  LLM_MODEL_SMART: z.string().min(1).default('o3'),
+  /** Per llm call, each of its up to three attempts. */
+  LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /**
    * The master key that wraps the data keys of workspace secrets. Unset: the key file
    * `DATA_DIR/secrets-master.key`, generated on first use (docs/secrets-and-prompts.md).
    */
