@@ -24,6 +24,23 @@ const cells = {
   tier: 'gold',
 };
 
+const isSilver = {
+  type: 'condition',
+  columnKey: 'tier',
+  operator: 'equals',
+  value: 'silver',
+  missingPolicy: 'false',
+};
+
+/** A row-mode sync of `name` into `n`, writing into `rows`. */
+const nameToN = (rows: RecordingRowWriter) =>
+  executorContext({
+    config: { ...base, columnMappings: [{ sourceKey: 'name', destKey: 'n' }] },
+    cells,
+    columns,
+    rows,
+  });
+
 const run = async (config: Record<string, unknown>, rowCells: Record<string, unknown> = cells) => {
   const rows = new RecordingRowWriter();
   const outcome = await syncToTableExecutor(
@@ -117,13 +134,7 @@ test('list mode: an empty or absent list makes no rows; a value that is not a li
 test('routes: the first whose condition matches wins and inherits what it does not set', async () => {
   const routes = [
     {
-      condition: {
-        type: 'condition',
-        columnKey: 'tier',
-        operator: 'equals',
-        value: 'silver',
-        missingPolicy: 'false',
-      },
+      condition: isSilver,
       columnMappings: [{ sourceKey: 'name', destKey: 'silver' }],
     },
     {
@@ -150,13 +161,7 @@ test('routes: the first whose condition matches wins and inherits what it does n
 test('no route matching: the row is skipped with no_route_matched and nothing is written', async () => {
   const routes = [
     {
-      condition: {
-        type: 'condition',
-        columnKey: 'tier',
-        operator: 'equals',
-        value: 'silver',
-        missingPolicy: 'false',
-      },
+      condition: isSilver,
     },
   ];
   const { outcome, rows } = await run({ routes });
@@ -167,12 +172,7 @@ test('no route matching: the row is skipped with no_route_matched and nothing is
 
 test('a repeat of the same row (same batch key) makes nothing new', async () => {
   const rows = new RecordingRowWriter();
-  const context = executorContext({
-    config: { ...base, columnMappings: [{ sourceKey: 'name', destKey: 'n' }] },
-    cells,
-    columns,
-    rows,
-  });
+  const context = nameToN(rows);
   const first = await syncToTableExecutor(context);
   const again = await syncToTableExecutor(context);
   assert.equal(again, first);
@@ -207,12 +207,7 @@ test('the destination refusing the rows is the row error; a fault of the service
   rows.failWith = new AppError('validation_failed', 'Invalid cells', {
     errors: [{ path: 'rows[0].cells.n', message: 'expected a number' }],
   });
-  const context = executorContext({
-    config: { ...base, columnMappings: [{ sourceKey: 'name', destKey: 'n' }] },
-    cells,
-    columns,
-    rows,
-  });
+  const context = nameToN(rows);
   const outcome = await syncToTableExecutor(context);
   assert.ok(!outcome.ok);
   assert.is(outcome.error.code, 'destination_rejected');
