@@ -1,7 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadConfig } from '../../../src/config.ts';
-import { executorsFrom, runConcurrency } from '../../../src/domain/runs/executors/index.ts';
+import {
+  executorsFrom,
+  NOTHING_DONE_CODES,
+  runConcurrency,
+  SKIP_CODES,
+} from '../../../src/domain/runs/executors/index.ts';
 import { llmSettingsFrom } from '../../../src/domain/runs/executors/llm.ts';
 import { notImplementedExecutor } from '../../../src/domain/runs/executors/not-implemented.ts';
 import { RowTemplates } from '../../../src/domain/runs/executors/render.ts';
@@ -107,6 +113,32 @@ test('run concurrency: http_request config.concurrency, else 8', () => {
   assert.is(runConcurrency({ provider: 'http_request', concurrency: 64 }), 64);
   assert.is(runConcurrency({ provider: 'http_request' }), 8);
   assert.is(runConcurrency({ provider: 'llm', concurrency: 3 }), 8);
+});
+
+test('docs/runs.md lists the row error codes, and which ones come before anything is done', () => {
+  const doc = readFileSync(new URL('../../../docs/runs.md', import.meta.url), 'utf8');
+  const rows = [...doc.matchAll(/^\| `([a-z_]+)` \| [^|]+ \| (yes|no) \|/gm)].map(
+    (m) => [m[1]!, m[2]!] as const,
+  );
+  const listed = new Map(rows);
+  assert.equal(
+    rows
+      .filter(([, free]) => free === 'yes')
+      .map(([code]) => code)
+      .sort(),
+    [...NOTHING_DONE_CODES].sort(),
+  );
+  for (const code of SKIP_CODES) assert.is(listed.get(code), 'yes', code);
+  const outbound = [
+    'invalid_url',
+    'invalid_request',
+    'target_not_allowed',
+    'timeout',
+    'connection_failed',
+    'too_many_redirects',
+    'aborted',
+  ];
+  for (const code of outbound) assert.ok(listed.has(code), `${code} is documented`);
 });
 
 test.run();
