@@ -237,4 +237,27 @@ test('the run being stopped aborts the call', async (context) => {
   assert.ok(!outcome.ok && outcome.error.code === 'aborted');
 });
 
+test('a header holding a secret does not follow a redirect to another origin; others do', async (context) => {
+  const elsewhere = await startLoopbackServer((_req, res) => sendJson(res, 200, { there: true }));
+  try {
+    respond = (res) => res.writeHead(307, { location: `${elsewhere.url}/moved` }).end();
+    const outcome = await executor(context)(
+      executorContext({
+        config: config(context.server, { headers: { 'X-Api-Key': '{{secrets.key}}', 'X-Row': '{{name}}' } }),
+        cells: { name: 'Ada' },
+        secrets: { key: 'very-secret' },
+      }),
+    );
+    assert.ok(outcome.ok);
+    assert.equal(outcome.value, { there: true });
+    assert.is(context.server.received[0]?.headers['x-api-key'], 'very-secret');
+    const [moved] = elsewhere.received;
+    assert.is(moved?.headers['x-api-key'], undefined);
+    assert.is(moved?.headers['x-row'], 'Ada');
+    assert.is(moved?.headers['idempotency-key'], 'run_test:row_source1');
+  } finally {
+    await elsewhere.close();
+  }
+});
+
 test.run();
