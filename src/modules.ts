@@ -1,6 +1,7 @@
 import { accountsFeature } from './domain/accounts/feature.ts';
 import { columnsFeature } from './domain/columns/feature.ts';
 import { contentFeature } from './domain/content/feature.ts';
+import { leadsFeature } from './domain/leads/feature.ts';
 import { operationsFeature } from './domain/operations/feature.ts';
 import { promptsFeature } from './domain/prompts/feature.ts';
 import { rowsFeature } from './domain/rows/feature.ts';
@@ -22,6 +23,7 @@ export const features: readonly Feature[] = [
   secretsFeature,
   promptsFeature,
   rowsFeature,
+  leadsFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

@@ -77,6 +77,11 @@ const CASES: Record<string, Case> = {
     request: (ctx) => post(ctx, '/api/prompts', { name: 'located', template: 'Hello {{name}}' }),
     id: (body) => body.id,
   },
+  'POST /api/leads': {
+    request: (ctx) =>
+      post(ctx, '/api/leads', { fullName: 'Located Lead', emailAddresses: ['located@example.com'] }),
+    id: (body) => body.id,
+  },
   'PUT /api/secrets/:name': {
     request: (ctx) =>
       call(ctx.t.app, 'PUT', '/api/secrets/LOCATED_TOKEN', {
