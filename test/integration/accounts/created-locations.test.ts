@@ -82,6 +82,10 @@ const CASES: Record<string, Case> = {
       post(ctx, '/api/leads', { fullName: 'Located Lead', emailAddresses: ['located@example.com'] }),
     id: (body) => body.id,
   },
+  'POST /api/users': {
+    request: (ctx) => post(ctx, '/api/users', { email: 'located.member@example.com', first_name: 'Located' }),
+    id: (body) => body.id,
+  },
   'PUT /api/secrets/:name': {
     request: (ctx) =>
       call(ctx.t.app, 'PUT', '/api/secrets/LOCATED_TOKEN', {
