@@ -6,6 +6,7 @@ import { operationsFeature } from './domain/operations/feature.ts';
 import { promptsFeature } from './domain/prompts/feature.ts';
 import { rowsFeature } from './domain/rows/feature.ts';
 import { secretsFeature } from './domain/secrets/feature.ts';
+import { sequencesFeature } from './domain/sequences/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
 import { compose, type Feature } from './feature.ts';
 
@@ -24,6 +25,7 @@ export const features: readonly Feature[] = [
   promptsFeature,
   rowsFeature,
   leadsFeature,
+  sequencesFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */
