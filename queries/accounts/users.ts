@@ -53,12 +53,9 @@ export const getUserRoute: RouteModule = (app, deps) => {
     },
     async (request) => {
       const { userId } = request.params;
-      const { rows } = await deps.pool.query<Row>(
-        `${SELECT} WHERE user_id::text = $1 AND organization_id = $2`,
-        [userId, principalOf(request).organizationId],
-      );
-      if (!rows[0]) throw new AppError('not_found', `No user ${userId} in this organization.`);
-      return userView(rows[0]);
+      const user = await readMember(deps.pool, principalOf(request).organizationId, userId);
+      if (!user) throw new AppError('not_found', `No user ${userId} in this organization.`);
+      return user;
     },
   );
 };

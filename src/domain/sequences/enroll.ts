@@ -91,7 +91,7 @@ export async function enrollLead(
 ): Promise<EnrollOutcome & { position?: Position }> {
   const { leadId, sequence } = request;
   const lead = isLeadId(leadId) ? await followLead(deps.store, leadId) : undefined;
-  if (!lead || lead.status !== 'live' || lead.organizationId !== request.organizationId)
+  if (lead?.status !== 'live' || lead.organizationId !== request.organizationId)
     return { leadId, outcome: 'failed', reason: 'lead_not_found' };
   const missing = missingChannel(sequence, lead.data);
   if (missing) return { leadId, outcome: 'failed', reason: missing };

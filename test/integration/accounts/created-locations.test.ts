@@ -87,7 +87,8 @@ const CASES: Record<string, Case> = {
     id: (body) => body.id,
   },
   'POST /api/sequences': {
-    request: (ctx) => post(ctx, '/api/sequences', { name: 'Located', steps: [{ type: 'call', waitDays: 0 }] }),
+    request: (ctx) =>
+      post(ctx, '/api/sequences', { name: 'Located', steps: [{ type: 'call', waitDays: 0 }] }),
     id: (body) => body.id,
   },
   'POST /api/sequences/:sequenceId/clone': {
