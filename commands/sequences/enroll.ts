@@ -55,26 +55,37 @@ export const enrollRoute: RouteModule = (app, deps) => {
       if (bad) throw badReference(bad.path, bad.message);
       const senders = await sendersFor(deps.pool, organizationId, assigneeUserId ?? null, senderAccountIds);
       const metadata = eventMetadata(request);
-      const outcomes: Awaited<ReturnType<typeof enrollLead>>[] = new Array(leadIds.length);
+      // A lead named twice is enrolled once, in its first place; its repeats answer what a second
+      // request would (deciding them concurrently would let either place win).
+      const unique = [...new Set(leadIds)];
+      const results = new Map<string, Awaited<ReturnType<typeof enrollLead>>>();
       let next = 0;
       const worker = async () => {
-        while (next < leadIds.length) {
-          const i = next++;
-          outcomes[i] = await enrollLead(
-            deps,
-            {
-              organizationId,
-              sequence,
-              leadId: leadIds[i]!,
-              assigneeUserId: assigneeUserId ?? null,
-              senderAccountIds: senders,
-              skipActiveSequenceConflicts: skipActiveSequenceConflicts ?? false,
-            },
-            metadata,
-          );
+        while (next < unique.length) {
+          const leadId = unique[next++]!;
+          const request = {
+            organizationId,
+            sequence,
+            leadId,
+            assigneeUserId: assigneeUserId ?? null,
+            senderAccountIds: senders,
+            skipActiveSequenceConflicts: skipActiveSequenceConflicts ?? false,
+          };
+          results.set(leadId, await enrollLead(deps, request, metadata));
         }
       };
-      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, leadIds.length) }, worker));
+      await Promise.all(Array.from({ length: Math.min(CONCURRENCY, unique.length) }, worker));
+      const seen = new Set<string>();
+      const outcomes = leadIds.map((leadId) => {
+        const first = results.get(leadId)!;
+        if (!seen.has(leadId)) {
+          seen.add(leadId);
+          return first;
+        }
+        return first.outcome === 'enrolled'
+          ? { leadId, outcome: 'skipped' as const, reason: 'already_enrolled' }
+          : { ...first, position: undefined };
+      });
       const last = outcomes.reduce<Position | undefined>(
         (max, o) => (o.position && (!max || o.position.commit > max.commit) ? o.position : max),
         undefined,
