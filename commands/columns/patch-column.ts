@@ -19,6 +19,7 @@ import {
   PositionSchema,
 } from '../../src/domain/columns/fields.ts';
 import { promptTemplatesNamed } from '../../src/domain/prompts/column-templates.ts';
+import { sequencesNamed } from '../../src/domain/sequences/column-sequences.ts';
 import {
   columnNotFound,
   loadTableForWriteWith,
@@ -139,6 +140,8 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         columns: columnMembers(table),
         tables: await tableOrganizations(deps.store, typeof destination === 'string' ? [destination] : []),
         prompts: await promptTemplatesNamed(deps.store, request.body.config, { tableId, columnId }),
+        tableId,
+        sequences: await sequencesNamed(deps.store, request.body.config),
       };
       try {
         const result = await handleCommand({
