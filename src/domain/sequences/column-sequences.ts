@@ -12,7 +12,7 @@ export async function sequencesNamed(
   store: EventStore,
   config: Record<string, unknown> | undefined,
 ): Promise<Map<string, SequenceSummary | undefined>> {
-  const id = config?.provider === 'add_to_sequence' ? config.sequenceId : undefined;
+  const id = config?.sequenceId;
   if (typeof id !== 'string') return new Map();
   if (!isSequenceId(id)) return new Map([[id, undefined]]);
   const { state } = await loadState(store, sequenceStream.name(id), sequenceStream);
