@@ -85,7 +85,7 @@ async function setup(
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: outcomes are JSON that tests pick apart
-const valueOf = (outcome: Awaited<ReturnType<Executor>>): any[] => {
+const valuesOf = (outcome: Awaited<ReturnType<Executor>>): any[] => {
   if (!outcome.ok) throw new Error(JSON.stringify(outcome.error));
   return outcome.value as unknown[];
 };
@@ -101,7 +101,7 @@ test('single: enrolls the cell lead ids with the assignee and its default sender
   const { row } = await setup(ctx, { assignedToUserId: member });
   const a = await createLead(t.app, key, person());
   const b = await createLead(t.app, key, person());
-  const first = valueOf(await row(JSON.stringify([a, b, 'led_nope'])));
+  const first = valuesOf(await row(JSON.stringify([a, b, 'led_nope'])));
   assert.equal(
     first.map((o) => [o.leadId, o.outcome, o.reason]),
     [
@@ -114,7 +114,7 @@ test('single: enrolls the cell lead ids with the assignee and its default sender
   const enrollment = [...state.values()][0]!;
   assert.is(enrollment.assigneeUserId, member);
   assert.equal(enrollment.senderAccountIds, { email: sender });
-  const again = valueOf(await row([a]));
+  const again = valuesOf(await row([a]));
   assert.equal(
     again.map((o) => o.reason),
     ['already_enrolled'],
@@ -149,7 +149,7 @@ test('the conflict skip: a lead active in another sequence is skipped with alrea
     headers: bearer(key),
     body: { leadIds: [lead] },
   });
-  const outcome = valueOf(await row([lead]));
+  const outcome = valuesOf(await row([lead]));
   assert.equal(outcome, [{ leadId: lead, outcome: 'skipped', reason: `already_active_in:${elsewhere}` }]);
 });
 
@@ -162,7 +162,7 @@ async function fairness(ctx: Parameters<typeof setup>[0], weights: number[], mod
   const { row } = await setup(ctx, { routingMode: mode, assignmentPlan: plan });
   const leads = await Promise.all(Array.from({ length: 50 }, () => createLead(t.app, key, person())));
   // 50 rows at once, one lead each: every route is decided on the routing stream after the others.
-  const outcomes = (await Promise.all(leads.map((lead) => row([lead])))).flatMap(valueOf);
+  const outcomes = (await Promise.all(leads.map((lead) => row([lead])))).flatMap(valuesOf);
   assert.ok(
     outcomes.every((o) => o.outcome === 'enrolled'),
     JSON.stringify(outcomes.filter((o) => o.outcome !== 'enrolled')),
@@ -178,7 +178,7 @@ async function fairness(ctx: Parameters<typeof setup>[0], weights: number[], mod
     );
   });
   // A lead's row run again keeps its assignee and moves no count.
-  const rerun = valueOf(await row([leads[0]]));
+  const rerun = valuesOf(await row([leads[0]]));
   assert.is(rerun[0].reason, 'already_enrolled');
 }
 
