@@ -52,12 +52,17 @@ export function addToCrmExecutor(deps: AddToCrmDeps): Executor {
       ctx.organizationId,
       runMetadata(ctx),
     );
-    const leadIds: string[] = [];
+    const upserted: string[] = [];
     for (const record of identifiable) {
       if (ctx.signal.aborted)
         return { ok: false, error: { code: 'aborted', message: 'the run stopped' }, meta: meta() };
-      const { leadId } = await identity.upsert(record.data);
-      if (!leadIds.includes(leadId)) leadIds.push(leadId);
+      upserted.push((await identity.upsert(record.data)).leadId);
+    }
+    // A later record of the row may have folded an earlier one's lead into another: name where each ended.
+    const leadIds: string[] = [];
+    for (const id of upserted) {
+      const final = (await followLead(deps.store, id))?.id ?? id;
+      if (!leadIds.includes(final)) leadIds.push(final);
     }
     return { ok: true, value: leadIds, meta: meta() };
   };
