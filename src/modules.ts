@@ -6,6 +6,7 @@ import { promptsFeature } from './domain/prompts/feature.ts';
 import { rowsFeature } from './domain/rows/feature.ts';
 import { secretsFeature } from './domain/secrets/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
+import { webhooksFeature } from './domain/webhooks/feature.ts';
 import { compose, type Feature } from './feature.ts';
 
 /**
@@ -22,6 +23,7 @@ export const features: readonly Feature[] = [
   secretsFeature,
   promptsFeature,
   rowsFeature,
+  webhooksFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

@@ -1,0 +1,55 @@
+import { loadState } from '../../command.ts';
+import type { AppDeps } from '../../http/app.ts';
+import type { WorkItem } from '../../work/queue.ts';
+import type { Outcome, WorkerSpec } from '../../work/worker.ts';
+import { attemptMessage } from './attempt.ts';
+import { disable, disableReason } from './disable.ts';
+import { DELIVERY_KIND, type DeliveryPayload } from './messages.ts';
+import { uuidOf } from './signing.ts';
+import { deliveryStream, statusOf, subscriptionStream } from './subscription-state.ts';
+
+/** Deliveries this process makes at once, all subscriptions together. */
+const CONCURRENCY = 32;
+
+/**
+ * Delivers one message per work item: signed at each attempt, recorded as a WebhookAttempted whose id
+ * is the item's and its claim's (a holder that died after recording and is run again records nothing
+ * new), retried by the schedule, and the disable rules applied after a failure.
+ */
+export const deliveryWorker = (deps: AppDeps): WorkerSpec => ({
+  kind: DELIVERY_KIND,
+  concurrency: CONCURRENCY,
+  // Longer than a delivery's 15 s: a lease renewed every 10 s outlives a slow receiver.
+  leaseMs: 30_000,
+  handle: (item, signal) => deliver(deps, item, signal),
+});
+
+export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal): Promise<Outcome> {
+  const message = item.payload as DeliveryPayload;
+  const { state: sub } = await loadState(
+    deps.store,
+    subscriptionStream.name(message.organizationId, message.subscriptionId),
+    subscriptionStream,
+  );
+  if (!sub.exists) return { status: 'done' };
+  // Not sent while paused or disabled: a replay sends it once the subscription is active again.
+  if (statusOf(sub) !== 'active') return { status: 'dead', error: `subscription ${statusOf(sub)}` };
+  const { record, gone } = await attemptMessage(
+    deps,
+    sub,
+    { ...message, test: false },
+    item.attempts,
+    deps.config.WEBHOOK_RETRY_SCHEDULE,
+    signal,
+  );
+  await deps.store.append(deliveryStream.name(sub.id, message.messageId), [
+    { id: uuidOf(`${item.id}:${item.attempts}`), type: 'WebhookAttempted', data: record },
+  ]);
+  const reason = await disableReason(deps, record, gone);
+  if (reason) await disable(deps, sub.organizationId, sub.id, reason);
+  if (record.outcome === 'succeeded') return { status: 'done' };
+  const error = record.statusCode === null ? record.response : `HTTP ${record.statusCode}`;
+  if (record.outcome === 'retrying' && !reason)
+    return { status: 'retry', at: new Date(record.nextAttemptAt!), error };
+  return { status: 'dead', error };
+}
