@@ -90,7 +90,7 @@ export interface WebhooksContext {
  * The whole service with its workers, the retry schedule of the tests (0,1,2 seconds), a clock the
  * tests move, two accounts of separate organizations and a receiver that answers 200 unless told.
  */
-export function webhooksSuite(name: string): Test<WebhooksContext> {
+export function webhooksSuite(name: string, env: Record<string, string> = {}): Test<WebhooksContext> {
   const test = suite<WebhooksContext>(name);
   test.before(async (ctx) => {
     let offset = 0;
@@ -109,6 +109,7 @@ export function webhooksSuite(name: string): Test<WebhooksContext> {
         WEBHOOK_RETRY_SCHEDULE: '0,1,2',
         SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
         DATA_DIR: ctx.dataDir,
+        ...env,
       },
       logTo: { write: (line: string) => void ctx.lines.push(line) },
     });
