@@ -32,6 +32,10 @@ export type Answerer = (request: Received) => {
 export class Receiver {
   readonly received: Received[] = [];
   answer: Answerer = () => ({ status: 200 });
+  /** How long the receiver takes to answer. */
+  delayMs = 0;
+  /** Called once an answer has been sent. */
+  onAnswered?: (request: Received) => void;
   private constructor(
     private readonly server: Server,
     readonly url: string,
@@ -50,7 +54,12 @@ export class Receiver {
         };
         self!.received.push(request);
         const { status, headers, body } = self!.answer(request);
-        res.writeHead(status, headers).end(body ?? '');
+        const send = () => {
+          res.writeHead(status, headers).end(body ?? '');
+          self!.onAnswered?.(request);
+        };
+        if (self!.delayMs > 0) setTimeout(send, self!.delayMs);
+        else send();
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -19,8 +19,9 @@ const CONCURRENCY = 32;
 export const deliveryWorker = (deps: AppDeps): WorkerSpec => ({
   kind: DELIVERY_KIND,
   concurrency: CONCURRENCY,
-  // Longer than a delivery's 15 s: a lease renewed every 10 s outlives a slow receiver.
-  leaseMs: 30_000,
+  // Renewed every third of it while an attempt runs (up to 15 s); short, so that the attempts of a
+  // process that died are taken over within seconds.
+  leaseMs: 10_000,
   handle: (item, signal) => deliver(deps, item, signal),
 });
 
