@@ -7,6 +7,7 @@ import { registerPromptCommands } from './prompts.ts';
 import { registerRowCommands } from './rows.ts';
 import { registerSecretCommands } from './secrets.ts';
 import { registerTableCommands } from './tables.ts';
+import { registerWebhookCommands } from './webhooks.ts';
 
 /** Each area of the CLI registers its subcommands on the program. */
 export type CommandModule = (program: Command) => void;
@@ -20,4 +21,5 @@ export const commandModules: CommandModule[] = [
   registerSecretCommands,
   registerPromptCommands,
   registerRowCommands,
+  registerWebhookCommands,
 ];
