@@ -121,6 +121,7 @@ export function webhooksSuite(name: string, env: Record<string, string> = {}): T
         ...env,
       },
       logTo: { write: (line: string) => void ctx.lines.push(line) },
+      onCommitted: () => ctx.workers?.nudge(),
     });
     const deps = ctx.t.deps;
     ctx.workers = new Workers(
