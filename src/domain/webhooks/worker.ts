@@ -3,10 +3,16 @@ import type { AppDeps } from '../../http/app.ts';
 import type { WorkItem } from '../../work/queue.ts';
 import type { Outcome, WorkerSpec } from '../../work/worker.ts';
 import { attemptMessage } from './attempt.ts';
+import { recordAttempt } from './attempt-log.ts';
 import { disable, disableReason } from './disable.ts';
 import { DELIVERY_KIND, type DeliveryPayload } from './messages.ts';
 import { uuidOf } from './signing.ts';
-import { deliveryStream, statusOf, subscriptionStream } from './subscription-state.ts';
+import {
+  deliveryStream,
+  type SubscriptionState,
+  statusOf,
+  subscriptionStream,
+} from './subscription-state.ts';
 
 /** Deliveries this process makes at once, all subscriptions together. */
 const CONCURRENCY = 32;
@@ -25,13 +31,31 @@ export const deliveryWorker = (deps: AppDeps): WorkerSpec => ({
   handle: (item, signal) => deliver(deps, item, signal),
 });
 
-export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal): Promise<Outcome> {
-  const message = item.payload as DeliveryPayload;
-  const { state: sub } = await loadState(
+/**
+ * Subscriptions as their streams were read, for a second: a burst of messages to one subscription
+ * reads its stream once, not once per message. A change (paused, URL, deleted) reaches deliveries
+ * that long after; a rotation meanwhile is harmless, the old secret signing for 24 hours.
+ */
+const SUBSCRIPTION_TTL_MS = 1000;
+const subscriptions = new Map<string, { state: SubscriptionState; until: number }>();
+
+async function subscriptionOf(deps: AppDeps, message: DeliveryPayload): Promise<SubscriptionState> {
+  const now = deps.clock().getTime();
+  const cached = subscriptions.get(message.subscriptionId);
+  if (cached && cached.until > now) return cached.state;
+  const { state } = await loadState(
     deps.store,
     subscriptionStream.name(message.organizationId, message.subscriptionId),
     subscriptionStream,
   );
+  if (subscriptions.size >= 10_000) subscriptions.clear();
+  subscriptions.set(message.subscriptionId, { state, until: now + SUBSCRIPTION_TTL_MS });
+  return state;
+}
+
+export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal): Promise<Outcome> {
+  const message = item.payload as DeliveryPayload;
+  const sub = await subscriptionOf(deps, message);
   if (!sub.exists) return { status: 'done' };
   // Not sent while paused or disabled: a replay sends it once the subscription is active again.
   if (statusOf(sub) !== 'active') return { status: 'dead', error: `subscription ${statusOf(sub)}` };
@@ -43,11 +67,12 @@ export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal
     deps.config.WEBHOOK_RETRY_SCHEDULE,
     signal,
   );
-  await deps.store.append(deliveryStream.name(sub.id, message.messageId), [
-    { id: uuidOf(`${item.id}:${item.attempts}`), type: 'WebhookAttempted', data: record },
-  ]);
+  await recordAttempt(deps.store, { eventId: uuidOf(`${item.id}:${item.attempts}`), record });
   const reason = await disableReason(deps, record, gone);
-  if (reason) await disable(deps, sub.organizationId, sub.id, reason);
+  if (reason) {
+    subscriptions.delete(sub.id);
+    await disable(deps, sub.organizationId, sub.id, reason);
+  }
   if (record.outcome === 'succeeded') return { status: 'done' };
   const error = record.statusCode === null ? record.response : `HTTP ${record.statusCode}`;
   if (record.outcome === 'retrying' && !reason)
