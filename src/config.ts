@@ -80,6 +80,17 @@ export const configSchema = z.object({
   /** How long an idle keep-alive connection stays open; above the 60 s idle timeout of common load balancers. */
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(72_000),
   /**
+   * Lets http_request columns and webhooks call loopback, private and link-local addresses. Off, the
+   * SSRF guard refuses them after DNS resolution and on every redirect (cloud metadata addresses stay
+   * refused either way). Tests and on-premises installs that call their own network turn it on.
+   */
+  ALLOW_PRIVATE_NETWORK_TARGETS: z
+    .enum(['true', 'false'], { error: 'expected true or false' })
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Outbound requests a second this process sends to one host (column runs, webhooks); bursts as large. */
+  OUTBOUND_RATE_PER_HOST: z.coerce.number().positive().default(10),
+  /**
    * The master key that wraps the data keys of workspace secrets. Unset: the key file
    * `DATA_DIR/secrets-master.key`, generated on first use (docs/secrets-and-prompts.md).
    */
