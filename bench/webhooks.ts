@@ -73,7 +73,7 @@ try {
     projections: service.projections,
     routes: service.routes,
     authenticator: createAuthenticator,
-    env: { LOG_LEVEL: 'warn' },
+    env: { LOG_LEVEL: 'warn', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' },
     onCommitted: () => workers?.nudge(),
   });
   const { url, deps } = bench;

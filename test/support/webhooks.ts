@@ -116,6 +116,8 @@ export function webhooksSuite(name: string, env: Record<string, string> = {}): T
       env: {
         LOG_LEVEL: 'debug',
         WEBHOOK_RETRY_SCHEDULE: '0,1,2',
+        // The receiver is on loopback, which the SSRF guard refuses unless told.
+        ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
         SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
         DATA_DIR: ctx.dataDir,
         ...env,

@@ -49,12 +49,12 @@ export async function attemptMessage(
   let response: string;
   let retryAfter: number | undefined;
   try {
-    const answer = await postMessage(sub.url, headers, message.body, signal);
+    const answer = await postMessage(deps.config, sub.url, headers, message.body, signal);
     statusCode = answer.statusCode;
     response = answer.excerpt;
     if (statusCode === 429 || statusCode === 503) retryAfter = retryAfterSeconds(answer.retryAfter, now);
   } catch (error) {
-    response = truncate(`${(error as Error).name}: ${(error as Error).message}`);
+    response = truncate((error as Error).message);
   }
   const durationMs = Math.round(performance.now() - started);
   const succeeded = statusCode !== null && statusCode >= 200 && statusCode < 300;

@@ -1,3 +1,6 @@
+import type { Config } from '../../config.ts';
+import { addressPolicyFrom, OutboundClient } from '../../net/index.ts';
+
 /** What a receiver answered to one attempt. */
 export interface Response {
   statusCode: number;
@@ -9,49 +12,58 @@ export interface Response {
 /** A receiver has this long to answer in full, headers and body. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
 const EXCERPT_BYTES = 1024;
+/**
+ * The per-host token bucket of deliveries. Their load on a receiver is bounded by the subscription's
+ * 4 attempts at a time already; this is a backstop, far above the column runs' politeness rate.
+ */
+const DELIVERIES_PER_SECOND_PER_HOST = 1000;
+
+type ClientConfig = Pick<Config, 'ALLOW_PRIVATE_NETWORK_TARGETS'>;
+const clients = new WeakMap<ClientConfig, OutboundClient>();
+
+/** One client per configuration (per process in the service): its connections are pooled. */
+function clientFor(config: ClientConfig): OutboundClient {
+  let client = clients.get(config);
+  if (!client) {
+    client = new OutboundClient({
+      policy: addressPolicyFrom(config),
+      rateLimit: { perSecond: DELIVERIES_PER_SECOND_PER_HOST },
+    });
+    clients.set(config, client);
+  }
+  return client;
+}
 
 /**
- * POSTs one signed message; throws on a transport error or the timeout. Redirects are not followed
- * (a 3xx is a failed attempt). The one place a delivery touches the network: the SSRF guard's client
- * (src/net/) replaces this body when it lands.
+ * POSTs one signed message, once: the SSRF guard checks the address after DNS resolution, redirects
+ * are not followed (a 3xx is a failed attempt), at most 1 KB of the body is read. A refused address,
+ * a timeout or a failed connection throws, with the guard's code in the message.
  */
 export async function postMessage(
+  config: ClientConfig,
   url: string,
   headers: Record<string, string>,
   body: string,
   signal: AbortSignal,
 ): Promise<Response> {
-  const response = await fetch(url, {
+  const result = await clientFor(config).request({
+    url,
     method: 'POST',
     headers: { 'content-type': 'application/json', 'user-agent': 'stk-webhooks/1', ...headers },
     body,
-    redirect: 'manual',
-    signal: AbortSignal.any([signal, AbortSignal.timeout(DELIVERY_TIMEOUT_MS)]),
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+    maxBytes: EXCERPT_BYTES,
+    followRedirects: false,
+    maxAttempts: 1,
+    signal,
   });
+  if (!result.ok) throw new Error(`${result.error.code}: ${result.error.message}`);
+  const { response } = result;
   return {
     statusCode: response.status,
-    retryAfter: response.headers.get('retry-after') ?? undefined,
-    excerpt: await excerptOf(response),
+    retryAfter: response.headers['retry-after'],
+    excerpt: truncate(response.body.toString('utf8')),
   };
-}
-
-/** The first KB of a body; the rest is not read (the connection is let go). */
-async function excerptOf(response: globalThis.Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < EXCERPT_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.length;
-    }
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-  return truncate(Buffer.concat(chunks).toString('utf8'));
 }
 
 /** At most EXCERPT_BYTES of UTF-8, not cutting a character. */

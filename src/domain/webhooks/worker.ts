@@ -7,12 +7,7 @@ import { recordAttempt } from './attempt-log.ts';
 import { disable, disableReason } from './disable.ts';
 import { DELIVERY_KIND, type DeliveryPayload } from './messages.ts';
 import { uuidOf } from './signing.ts';
-import {
-  deliveryStream,
-  type SubscriptionState,
-  statusOf,
-  subscriptionStream,
-} from './subscription-state.ts';
+import { type SubscriptionState, statusOf, subscriptionStream } from './subscription-state.ts';
 
 /** Deliveries this process makes at once, all subscriptions together. */
 const CONCURRENCY = 32;

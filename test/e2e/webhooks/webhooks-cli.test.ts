@@ -5,7 +5,7 @@ import { Receiver } from '../../support/webhooks.ts';
 
 const { test, stk, json } = cliSuite<CliContext & { receiver: Receiver }>(
   'e2e: stk webhooks against the running service',
-  { env: () => ({ WEBHOOK_RETRY_SCHEDULE: '0,1,2' }) },
+  { env: () => ({ WEBHOOK_RETRY_SCHEDULE: '0,1,2', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }) },
 );
 
 test.before(async (ctx) => {

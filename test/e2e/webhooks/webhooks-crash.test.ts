@@ -47,6 +47,8 @@ test('every message arrives after a kill and a restart', async (ctx) => {
     DATA_DIR: ctx.dir,
     LOG_LEVEL: 'warn',
     WEBHOOK_RETRY_SCHEDULE: '0,1,2',
+    // The receiver is on loopback, which the SSRF guard refuses unless told.
+    ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
   };
   const start = async () => {
     const service = await startServiceProcess(env);
