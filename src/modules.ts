@@ -8,6 +8,7 @@ import { rowsFeature } from './domain/rows/feature.ts';
 import { secretsFeature } from './domain/secrets/feature.ts';
 import { sequencesFeature } from './domain/sequences/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
+import { webhooksFeature } from './domain/webhooks/feature.ts';
 import { compose, type Feature } from './feature.ts';
 
 /**
@@ -26,6 +27,7 @@ export const features: readonly Feature[] = [
   rowsFeature,
   leadsFeature,
   sequencesFeature,
+  webhooksFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

@@ -9,6 +9,7 @@ import { registerRowCommands } from './rows.ts';
 import { registerSecretCommands } from './secrets.ts';
 import { registerSequenceCommands } from './sequences.ts';
 import { registerTableCommands } from './tables.ts';
+import { registerWebhookCommands } from './webhooks.ts';
 
 /** Each area of the CLI registers its subcommands on the program. */
 export type CommandModule = (program: Command) => void;
@@ -24,4 +25,5 @@ export const commandModules: CommandModule[] = [
   registerRowCommands,
   registerLeadCommands,
   registerSequenceCommands,
+  registerWebhookCommands,
 ];

@@ -129,6 +129,11 @@ const CASES: Record<string, Case> = {
       post(ctx, `/api/tables/${ctx.tableId}/columns`, { label: 'Company', kind: 'input', dataType: 'text' }),
     id: (body) => body.id,
   },
+  'POST /api/webhooks': {
+    request: (ctx) => post(ctx, '/api/webhooks', { url: 'https://example.com/hook', eventTypes: ['*'] }),
+    id: (body) => body.id,
+    secret: true,
+  },
 };
 
 const test = suite<Ctx>('every 201 names what it created in Location');
