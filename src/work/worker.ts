@@ -101,9 +101,20 @@ export class Worker {
 
   private async run(): Promise<void> {
     let failures = 0;
+    // The last claim filled every free slot: more is likely due.
+    let busy = false;
+    let lastClaim = 0;
+    const batch = Math.max(1, Math.ceil(this.spec.concurrency / 4));
     while (!this.stopped) {
       let claimed = 0;
       const free = this.spec.concurrency - this.inFlight.size;
+      // With more due, claim once a quarter of the slots are free (or a poll interval has passed): one
+      // round trip for several items, not one per item that finishes.
+      const waited = performance.now() - lastClaim;
+      if (busy && free < batch && this.inFlight.size > 0 && waited < this.pollMs) {
+        await this.pause(this.pollMs - waited, true);
+        continue;
+      }
       try {
         if (free > 0) {
           const items = await claim(this.pool, {
@@ -113,6 +124,7 @@ export class Worker {
             leaseMs: this.leaseMs,
             now: this.options.clock(),
           });
+          lastClaim = performance.now();
           claimed = items.length;
           for (const item of items) this.begin(item);
         }
@@ -124,8 +136,8 @@ export class Worker {
         await this.pause(backoffMs(failures));
         continue;
       }
-      // A full claim means more may be due: claim again as soon as a slot frees.
-      if (claimed > 0 && claimed === free) await this.pause(this.pollMs, true);
+      busy = claimed > 0 && claimed === free;
+      if (busy) await this.pause(this.pollMs, true);
       else await this.pause(this.pollMs);
     }
   }
