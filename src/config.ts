@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_KIND, KIND_PATTERN } from './content-api/article.ts';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/webhooks/retry.ts';
 
 const optionalString = z
   .string()
@@ -133,6 +134,16 @@ export const configSchema = z.object({
       .filter((k) => k !== '');
     if (keys.some((k) => !isMasterKeyText(k))) ctx.addIssue({ code: 'custom', message: MASTER_KEY_FORM });
     return keys;
+  }),
+  /**
+   * Seconds before each webhook delivery attempt, comma-separated: the first attempt's delay, then
+   * the wait after each failure (docs/webhooks.md). Unset: the Standard Webhooks schedule.
+   */
+  WEBHOOK_RETRY_SCHEDULE: optionalString.transform((v, ctx) => {
+    if (v === undefined) return [...DEFAULT_RETRY_SCHEDULE];
+    const schedule = parseRetrySchedule(v);
+    if (typeof schedule === 'string') ctx.addIssue({ code: 'custom', message: schedule });
+    return typeof schedule === 'string' ? [] : schedule;
   }),
 });
 

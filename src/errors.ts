@@ -20,6 +20,8 @@ export const errorCatalogue = {
   column_key_taken: { status: 409, title: 'Column key already used in this table' },
   column_in_use: { status: 409, title: 'Column is referenced by other columns' },
   table_in_use: { status: 409, title: 'Table is referenced by columns of other tables' },
+  invalid_transition: { status: 409, title: 'Not allowed in the current status' },
+  sequence_in_use: { status: 409, title: 'Sequence has active enrollments' },
   sync_in_progress: { status: 409, title: 'A full sync is already running' },
   prompt_name_taken: { status: 409, title: 'Prompt template name already used in this organization' },
   prompt_in_use: { status: 409, title: 'Prompt template is referenced by columns' },

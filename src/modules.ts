@@ -1,11 +1,14 @@
 import { accountsFeature } from './domain/accounts/feature.ts';
 import { columnsFeature } from './domain/columns/feature.ts';
 import { contentFeature } from './domain/content/feature.ts';
+import { leadsFeature } from './domain/leads/feature.ts';
 import { operationsFeature } from './domain/operations/feature.ts';
 import { promptsFeature } from './domain/prompts/feature.ts';
 import { rowsFeature } from './domain/rows/feature.ts';
 import { secretsFeature } from './domain/secrets/feature.ts';
+import { sequencesFeature } from './domain/sequences/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
+import { webhooksFeature } from './domain/webhooks/feature.ts';
 import { compose, type Feature } from './feature.ts';
 
 /**
@@ -22,6 +25,9 @@ export const features: readonly Feature[] = [
   secretsFeature,
   promptsFeature,
   rowsFeature,
+  leadsFeature,
+  sequencesFeature,
+  webhooksFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

@@ -1,5 +1,6 @@
 import { getApiKeyRoute } from './get-api-key.ts';
 import { listApiKeysRoute } from './list-api-keys.ts';
 import { meRoute } from './me.ts';
+import { getUserRoute, listUsersRoute } from './users.ts';
 
-export const accountQueries = [meRoute, listApiKeysRoute, getApiKeyRoute];
+export const accountQueries = [meRoute, listApiKeysRoute, getApiKeyRoute, listUsersRoute, getUserRoute];

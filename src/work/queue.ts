@@ -80,76 +80,16 @@ export async function claim(
   input: { kind: string; owner: string; limit: number; leaseMs: number; now: Date },
 ): Promise<WorkItem[]> {
   if (input.limit <= 0) return [];
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`work-claim:${input.kind}`]);
-    // A holder that stopped renewing is gone: its items are due again (their attempts already count).
-    await client.query(
-      `UPDATE work_items SET status = 'pending', lease_owner = NULL, lease_expires_at = NULL
-       WHERE kind = $1 AND status = 'leased' AND lease_expires_at <= now()`,
-      [input.kind],
-    );
-    const { rows } = await client.query(CLAIM, [
-      input.kind,
-      input.now,
-      input.limit,
-      input.owner,
-      input.leaseMs,
-    ]);
-    await client.query('COMMIT');
-    return rows.map(itemOf);
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    client.release();
-  }
+  // One round trip (migration 0013): the kind's claim lock, expired leases given back, the claim.
+  const { rows } = await pool.query<ItemRow>('SELECT * FROM work_claim($1, $2, $3, $4, $5)', [
+    input.kind,
+    input.now,
+    input.limit,
+    input.owner,
+    input.leaseMs,
+  ]);
+  return rows.map(itemOf);
 }
-
-// The distinct groups with pending items come from a loose index scan (one probe per group), then each
-// group contributes at most its free leases. Ungrouped items join as one more group without a limit.
-const CLAIM = `
-WITH RECURSIVE grp(group_key) AS (
-  (SELECT group_key FROM work_items
-   WHERE kind = $1 AND status = 'pending' AND group_key IS NOT NULL
-   ORDER BY group_key LIMIT 1)
-  UNION ALL
-  SELECT (SELECT w.group_key FROM work_items w
-          WHERE w.kind = $1 AND w.status = 'pending' AND w.group_key > grp.group_key
-          ORDER BY w.group_key LIMIT 1)
-  FROM grp WHERE grp.group_key IS NOT NULL
-),
-grouped AS (
-  SELECT c.id, c.run_at, c.n FROM grp
-  CROSS JOIN LATERAL (
-    SELECT w.id, w.run_at, row_number() OVER (ORDER BY w.run_at, w.id) AS n
-    FROM work_items w
-    WHERE w.kind = $1 AND w.status = 'pending' AND w.group_key = grp.group_key AND w.run_at <= $2
-    ORDER BY w.run_at, w.id
-    LIMIT greatest(0, least($3::int,
-      coalesce((SELECT f.group_limit FROM work_items f
-                WHERE f.kind = $1 AND f.group_key = grp.group_key AND f.status = 'pending' LIMIT 1), $3::int)
-      - (SELECT count(*) FROM work_items l
-         WHERE l.kind = $1 AND l.group_key = grp.group_key AND l.status = 'leased')::int))
-  ) c
-  WHERE grp.group_key IS NOT NULL
-),
-ungrouped AS (
-  SELECT w.id, w.run_at, row_number() OVER (ORDER BY w.run_at, w.id) AS n
-  FROM (SELECT id, run_at FROM work_items
-        WHERE kind = $1 AND status = 'pending' AND group_key IS NULL AND run_at <= $2
-        ORDER BY run_at, id LIMIT $3) w
-),
-chosen AS (
-  SELECT id FROM (SELECT * FROM grouped UNION ALL SELECT * FROM ungrouped) candidates
-  ORDER BY n, run_at, id LIMIT $3
-)
-UPDATE work_items w
-SET status = 'leased', lease_owner = $4, lease_expires_at = now() + make_interval(secs => $5::int / 1000.0),
-    attempts = w.attempts + 1, updated_at = now()
-FROM chosen WHERE w.id = chosen.id AND w.status = 'pending'
-RETURNING w.id, w.kind, w.organization_id, w.group_key, w.payload, w.attempts, w.run_at, w.created_at`;
 
 interface ItemRow {
   id: string;

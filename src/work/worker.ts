@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { backoffMs } from '../db/backoff.ts';
 import type { Pool } from '../db/pool.ts';
 import { claim, release, renew, type Settlement, settle, sweep, type WorkItem } from './queue.ts';
 
@@ -34,8 +35,6 @@ const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_POLL_MS = 100;
 /** Claims of an item whose handler keeps throwing, before it is given up as dead. */
 export const MAX_THROWS = 5;
-/** Backoff after a database error in the loop: doubling from this, capped at five seconds. */
-const ERROR_BACKOFF_MS = 100;
 const SWEEP_EVERY_MS = 3_600_000;
 /** Settled items are kept this long (ids stay taken, so a reactor's repeat enqueues nothing). */
 export const SETTLED_RETENTION_MS = 30 * 24 * 3_600_000;
@@ -102,9 +101,20 @@ export class Worker {
 
   private async run(): Promise<void> {
     let failures = 0;
+    // The last claim filled every free slot: more is likely due.
+    let busy = false;
+    let lastClaim = 0;
+    const batch = Math.max(1, Math.ceil(this.spec.concurrency / 4));
     while (!this.stopped) {
       let claimed = 0;
       const free = this.spec.concurrency - this.inFlight.size;
+      // With more due, claim once a quarter of the slots are free (or a poll interval has passed): one
+      // round trip for several items, not one per item that finishes.
+      const waited = performance.now() - lastClaim;
+      if (busy && free < batch && this.inFlight.size > 0 && waited < this.pollMs) {
+        await this.pause(this.pollMs - waited, true);
+        continue;
+      }
       try {
         if (free > 0) {
           const items = await claim(this.pool, {
@@ -114,6 +124,7 @@ export class Worker {
             leaseMs: this.leaseMs,
             now: this.options.clock(),
           });
+          lastClaim = performance.now();
           claimed = items.length;
           for (const item of items) this.begin(item);
         }
@@ -122,11 +133,11 @@ export class Worker {
       } catch (error) {
         failures++;
         this.options.logger.warn({ err: error, kind: this.spec.kind }, 'work claim failed; retrying');
-        await this.pause(Math.min(5000, ERROR_BACKOFF_MS * 2 ** Math.min(failures, 6)));
+        await this.pause(backoffMs(failures));
         continue;
       }
-      // A full claim means more may be due: claim again as soon as a slot frees.
-      if (claimed > 0 && claimed === free) await this.pause(this.pollMs, true);
+      busy = claimed > 0 && claimed === free;
+      if (busy) await this.pause(this.pollMs, true);
       else await this.pause(this.pollMs);
     }
   }
@@ -190,7 +201,7 @@ export class Worker {
       } catch (error) {
         if (this.stopped || signal.aborted) return; // the lease runs out and the item is done again
         this.options.logger.warn({ err: error, item: item.id }, 'settling a work item failed; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(5000, ERROR_BACKOFF_MS * 2 ** Math.min(attempt, 6))));
+        await new Promise((r) => setTimeout(r, backoffMs(attempt)));
       }
     }
   }

@@ -19,6 +19,8 @@ export interface AppOptions {
   clock?: () => Date;
   /** Where the log lines go (stdout when not given; LOG_LEVEL is `silent` unless `env` says). */
   logTo?: DestinationStream;
+  /** After each projection batch commit (the service wakes its workers there: src/service.ts). */
+  onCommitted?: () => void;
 }
 
 export interface ServedApp {
@@ -70,6 +72,7 @@ export async function serveApp(
   const store = new PostgresEventStore(database.pool, testRegistry);
   const projections = new Projections(store, database.pool, options.projections ?? [], {
     onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
+    onCommitted: () => options.onCommitted?.(),
   });
   await projections.start();
   const deps: AppDeps = {
