@@ -4,6 +4,7 @@ import { contentFeature } from './domain/content/feature.ts';
 import { operationsFeature } from './domain/operations/feature.ts';
 import { promptsFeature } from './domain/prompts/feature.ts';
 import { rowsFeature } from './domain/rows/feature.ts';
+import { runsFeature } from './domain/runs/feature.ts';
 import { secretsFeature } from './domain/secrets/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
 import { compose, type Feature } from './feature.ts';
@@ -22,6 +23,7 @@ export const features: readonly Feature[] = [
   secretsFeature,
   promptsFeature,
   rowsFeature,
+  runsFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

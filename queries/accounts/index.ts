@@ -1,5 +1,6 @@
+import { creditLedgerRoute } from './credit-ledger.ts';
 import { getApiKeyRoute } from './get-api-key.ts';
 import { listApiKeysRoute } from './list-api-keys.ts';
 import { meRoute } from './me.ts';
 
-export const accountQueries = [meRoute, listApiKeysRoute, getApiKeyRoute];
+export const accountQueries = [meRoute, listApiKeysRoute, getApiKeyRoute, creditLedgerRoute];
