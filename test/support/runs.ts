@@ -23,7 +23,9 @@ export interface CountingTarget {
   close(): Promise<void>;
 }
 
-export async function startTarget(options: { delayMs?: number; fail?: Set<string> } = {}): Promise<CountingTarget> {
+export async function startTarget(
+  options: { delayMs?: number; fail?: Set<string> } = {},
+): Promise<CountingTarget> {
   const counts = new Map<string, number>();
   let held: (() => void)[] | undefined;
   let inFlight = 0;
@@ -104,8 +106,13 @@ export function startRunsApp(executor: Executor = testExecutor): Promise<TestApp
 export const FINAL = ['succeeded', 'partially_succeeded', 'failed', 'stopped'];
 
 /** Polls a run until it has ended; answers it. */
-// biome-ignore lint/suspicious/noExplicitAny: a run is arbitrary JSON that tests pick apart
-export async function runEnded(target: Target, apiKey: string, runId: string, timeoutMs = 60_000): Promise<any> {
+export async function runEnded(
+  target: Target,
+  apiKey: string,
+  runId: string,
+  timeoutMs = 60_000,
+  // biome-ignore lint/suspicious/noExplicitAny: a run is arbitrary JSON that tests pick apart
+): Promise<any> {
   return eventually(
     `run ${runId} to end`,
     async () => {

@@ -122,9 +122,14 @@ test('a second run of a running column is 409 run_in_progress; stop skips what h
     assert.is(second.status, 409);
     assert.is(second.body.code, 'run_in_progress');
     assert.is(second.body.runId, runId);
-    const stopped = await call(ctx.t.app, 'POST', `/api/tables/${tableId}/columns/${columns.result.id}/stop`, {
-      headers: bearer(ctx.key),
-    });
+    const stopped = await call(
+      ctx.t.app,
+      'POST',
+      `/api/tables/${tableId}/columns/${columns.result.id}/stop`,
+      {
+        headers: bearer(ctx.key),
+      },
+    );
     assert.is(stopped.status, 200, JSON.stringify(stopped.body));
     assert.ok(['stopping', 'stopped'].includes(stopped.body.status));
     ctx.target.release();
@@ -217,7 +222,9 @@ test('bad input is a 4xx problem naming the field; unknown and foreign runs are 
   const bad = await run({ scope: 'selected' });
   assert.is(bad.status, 400);
   assert.ok(bad.body.errors.some((e: { path: string }) => e.path.includes('rowIds')));
-  const unknown = await call(ctx.t.app, 'GET', '/api/runs/run_00000000000000000000', { headers: bearer(ctx.key) });
+  const unknown = await call(ctx.t.app, 'GET', '/api/runs/run_00000000000000000000', {
+    headers: bearer(ctx.key),
+  });
   assert.is(unknown.status, 404);
   const started = await run();
   const other = (await bootstrapAccount(ctx.t.app)).apiKey;
