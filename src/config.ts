@@ -79,6 +79,32 @@ export const configSchema = z.object({
   /** How long an idle keep-alive connection stays open; above the 60 s idle timeout of common load balancers. */
   KEEP_ALIVE_TIMEOUT_MS: z.coerce.number().int().positive().default(72_000),
   /**
+   * Lets http_request columns and webhooks call loopback, private and link-local addresses. Off, the
+   * SSRF guard refuses them after DNS resolution and on every redirect (cloud metadata addresses stay
+   * refused either way). Tests and on-premises installs that call their own network turn it on.
+   */
+  ALLOW_PRIVATE_NETWORK_TARGETS: z
+    .enum(['true', 'false'], { error: 'expected true or false' })
+    .default('false')
+    .transform((v) => v === 'true'),
+  /** Outbound requests a second this process sends to one host (column runs, webhooks); bursts as large. */
+  OUTBOUND_RATE_PER_HOST: z.coerce.number().positive().default(10),
+  /**
+   * The OpenAI-compatible chat completions API of llm columns. Neither URL nor key set: llm cells fail
+   * with provider_unavailable (and cost nothing). A URL without a key serves local models.
+   */
+  LLM_BASE_URL: optionalString.pipe(
+    z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  ),
+  LLM_API_KEY: optionalString,
+  /** The model of each llmLane (an llm column's config.model overrides it). */
+  LLM_MODEL_VERY_FAST: z.string().min(1).default('gpt-4.1-nano'),
+  LLM_MODEL_FAST: z.string().min(1).default('gpt-4.1-mini'),
+  LLM_MODEL_BALANCED: z.string().min(1).default('gpt-4.1'),
+  LLM_MODEL_SMART: z.string().min(1).default('o3'),
+  /** Per llm call, each of its up to three attempts. */
+  LLM_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+  /**
    * The master key that wraps the data keys of workspace secrets. Unset: the key file
    * `DATA_DIR/secrets-master.key`, generated on first use (docs/secrets-and-prompts.md).
    */

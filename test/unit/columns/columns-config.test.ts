@@ -51,6 +51,10 @@ test('http_request: methods, timeout 1-300 (default 30), unknown keys', () => {
   assert.equal(paths({ ...http, timeoutSeconds: 0 }), ['config.timeoutSeconds']);
   assert.equal(paths({ ...http, timeoutSeconds: 301 }), ['config.timeoutSeconds']);
   assert.equal(paths({ ...http, retries: 3 }), ['config.retries']);
+  ok({ ...http, concurrency: 64 });
+  assert.is(ok(http).concurrency, undefined, 'absent: the run uses its default');
+  for (const concurrency of [0, 65, 2.5])
+    assert.equal(paths({ ...http, concurrency }), ['config.concurrency']);
 });
 
 test('http_request: placeholders in url, headers and body name columns; secrets pass', () => {

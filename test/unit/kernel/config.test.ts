@@ -141,4 +141,16 @@ test('secret values and URLs (which may hold credentials) are never echoed', () 
     assert.match(error.message, `${name}: `);
 });
 
+test('outbound targets: private networks refused unless ALLOW_PRIVATE_NETWORK_TARGETS=true', () => {
+  assert.is(loadConfig({}).ALLOW_PRIVATE_NETWORK_TARGETS, false);
+  assert.is(loadConfig({}).OUTBOUND_RATE_PER_HOST, 10);
+  assert.is(loadConfig({ ALLOW_PRIVATE_NETWORK_TARGETS: 'true' }).ALLOW_PRIVATE_NETWORK_TARGETS, true);
+  assert.is(loadConfig({ ALLOW_PRIVATE_NETWORK_TARGETS: 'false' }).ALLOW_PRIVATE_NETWORK_TARGETS, false);
+  assert.match(
+    refusal({ ALLOW_PRIVATE_NETWORK_TARGETS: 'yes' }).message,
+    /ALLOW_PRIVATE_NETWORK_TARGETS: expected true or false/,
+  );
+  assert.match(refusal({ OUTBOUND_RATE_PER_HOST: '0' }).message, /OUTBOUND_RATE_PER_HOST/);
+});
+
 test.run();

@@ -4,6 +4,9 @@ import { type Config, type ProviderSpec, runCondition } from './spec.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
 export const DEFAULT_TIMEOUT_SECONDS = 30;
+/** Rows of one run called at once when the config does not say (contract: default 8, at most 64). */
+export const DEFAULT_CONCURRENCY = 8;
+export const MAX_CONCURRENCY = 64;
 
 // RFC 9110 token characters.
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
@@ -37,6 +40,13 @@ export const HttpRequestConfigSchema = z
       .optional()
       .describe('Body template: null, a string or a JSON object; strings inside accept placeholders'),
     timeoutSeconds: z.number().min(1).max(300).default(DEFAULT_TIMEOUT_SECONDS),
+    concurrency: z
+      .number()
+      .int()
+      .min(1)
+      .max(MAX_CONCURRENCY)
+      .optional()
+      .describe(`rows of one run requested at once; default ${DEFAULT_CONCURRENCY}`),
     runCondition,
   })
   .meta({ id: 'HttpRequestConfig', description: 'config of a column with provider http_request' });

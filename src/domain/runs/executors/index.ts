@@ -1,0 +1,75 @@
+import type { Config } from '../../../config.ts';
+import type { EventStore } from '../../../event-store/port.ts';
+import { outboundClientFrom } from '../../../net/index.ts';
+import type { OutboundClient } from '../../../net/outbound.ts';
+import { DEFAULT_CONCURRENCY } from '../../columns/config/http-request.ts';
+import type { Executor } from '../executor.ts';
+import { httpRequestExecutor } from './http-request.ts';
+import { type LlmSettings, llmExecutor, llmSettingsFrom } from './llm.ts';
+import { notImplementedExecutor } from './not-implemented.ts';
+import { type PromptLoader, promptLoaderFrom } from './prompt-loader.ts';
+import { syncToTableExecutor } from './sync-to-table.ts';
+
+export type { PromptLoader } from './prompt-loader.ts';
+
+/** What the executors need from the process: built once, shared by every run. */
+export interface ExecutorDeps {
+  outbound: OutboundClient;
+  llm: LlmSettings;
+  loadPrompt: PromptLoader;
+}
+
+/** The process's executor dependencies from its configuration and event store. */
+export const executorDepsFrom = (deps: { config: Config; store: EventStore }): ExecutorDeps => ({
+  outbound: outboundClientFrom(deps.config),
+  llm: llmSettingsFrom(deps.config),
+  loadPrompt: promptLoaderFrom(deps.store),
+});
+
+/**
+ * Outcomes that mean "nothing to do for this row" rather than a failure: the run shows the cell as
+ * skipped and charges nothing for it.
+ */
+export const SKIP_CODES: ReadonlySet<string> = new Set(['no_route_matched']);
+
+/**
+ * Row errors raised before anything was sent or written: nothing was spent on the row, so the run
+ * need not charge for it (provider_unavailable and provider_not_implemented above all).
+ */
+export const NOTHING_DONE_CODES: ReadonlySet<string> = new Set([
+  'provider_unavailable',
+  'provider_not_implemented',
+  'secret_not_found',
+  'prompt_not_found',
+  'missing_input',
+  'invalid_config',
+  'invalid_url',
+  'invalid_request',
+  'target_not_allowed',
+  'no_route_matched',
+]);
+
+/** `executorFor(config)`: the executor of a column's provider (`config.provider`). */
+export function executorsFrom(deps: ExecutorDeps): (config: Readonly<Record<string, unknown>>) => Executor {
+  const http = httpRequestExecutor(deps.outbound);
+  const llm = llmExecutor({ settings: deps.llm, loadPrompt: deps.loadPrompt });
+  return (config) => {
+    switch (config.provider) {
+      case 'http_request':
+        return http;
+      case 'llm':
+        return llm;
+      case 'sync_to_table':
+        return syncToTableExecutor;
+      default:
+        return notImplementedExecutor;
+    }
+  };
+}
+
+/** Rows of one run executed at once: http_request's config.concurrency, else the default 8. */
+export function runConcurrency(config: Readonly<Record<string, unknown>>): number {
+  return config.provider === 'http_request' && typeof config.concurrency === 'number'
+    ? config.concurrency
+    : DEFAULT_CONCURRENCY;
+}

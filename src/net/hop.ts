@@ -1,0 +1,148 @@
+import { isIP } from 'node:net';
+import type { Readable } from 'node:stream';
+import { type Agent, request } from 'undici';
+import { type AddressPolicy, checkAddress } from './address-guard.ts';
+import type { HostRateLimit } from './host-rate-limit.ts';
+import type { OutboundResponse } from './outbound.ts';
+
+export type OutboundErrorCode =
+  | 'invalid_url'
+  | 'invalid_request'
+  | 'target_not_allowed'
+  | 'timeout'
+  | 'connection_failed'
+  | 'too_many_redirects'
+  | 'aborted';
+
+/** One request on the way: the first, or one a redirect leads to. */
+export interface Hop {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body?: string | Buffer;
+}
+
+export interface HopContext {
+  agent: Agent;
+  policy: AddressPolicy;
+  rateLimit: HostRateLimit;
+  maxBytes: number;
+  signal: AbortSignal;
+  /** Whether the signal fired because the attempt's time ran out (not because the caller cancelled). */
+  timedOut(): boolean;
+  /** Whether a response with this status is a redirect to follow. */
+  redirect(status: number): boolean;
+}
+
+type HopError = { code: OutboundErrorCode; message: string; retryable: boolean };
+
+export type HopOutcome =
+  | { ok: true; response: OutboundResponse; location?: string; waitedMs: number }
+  | { ok: false; error: HopError; waitedMs: number };
+
+const fail = (code: OutboundErrorCode, message: string, retryable = false, waitedMs = 0): HopOutcome => ({
+  ok: false,
+  error: { code, message, retryable },
+  waitedMs,
+});
+
+/**
+ * Sends one request without following anything. A literal IP host is checked here (connecting to it
+ * skips DNS, so the guarded lookup never sees it); a host name is checked by the agent's lookup.
+ * Messages name the host only: the path and query of a user's URL may carry a secret.
+ */
+export async function hop(step: Hop, ctx: HopContext): Promise<HopOutcome> {
+  const url = URL.canParse(step.url) ? new URL(step.url) : undefined;
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    return fail('invalid_url', 'the URL is not an absolute http(s) URL');
+  }
+  const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(literal)) {
+    const verdict = checkAddress(literal, ctx.policy);
+    if (!verdict.ok) return fail('target_not_allowed', `refused target: ${verdict.reason}`);
+  }
+  let waitedMs = 0;
+  try {
+    waitedMs = await ctx.rateLimit.take(url.host, ctx.signal);
+    const res = await request(url, {
+      method: step.method as 'GET',
+      headers: step.headers,
+      body: step.body,
+      dispatcher: ctx.agent,
+      signal: ctx.signal,
+    });
+    const headers = flatten(res.headers);
+    const base = { status: res.statusCode, headers, url: url.href };
+    if (ctx.redirect(res.statusCode) && headers.location) {
+      await res.body.dump();
+      const response = { ...base, body: Buffer.alloc(0), truncated: false };
+      return { ok: true, response, location: headers.location, waitedMs };
+    }
+    const { body, truncated } = await readCapped(res.body, ctx.maxBytes);
+    return { ok: true, response: { ...base, body, truncated }, waitedMs };
+  } catch (error) {
+    const { code, message, retryable } = classify(error, ctx, url.host);
+    return fail(code, message, retryable, waitedMs);
+  }
+}
+
+/** At most `maxBytes` of the body; the rest is not read (the connection is dropped instead). */
+export async function readCapped(
+  body: Readable,
+  maxBytes: number,
+): Promise<{ body: Buffer; truncated: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > maxBytes) {
+      chunks.push(chunk.subarray(0, maxBytes - size));
+      body.destroy();
+      return { body: Buffer.concat(chunks), truncated: true };
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return { body: Buffer.concat(chunks), truncated: false };
+}
+
+function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).flatMap(([name, value]) =>
+      value === undefined ? [] : [[name.toLowerCase(), Array.isArray(value) ? value.join(', ') : value]],
+    ),
+  );
+}
+
+function codeOf(error: unknown): string | undefined {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET' && code !== 'UND_ERR_CONNECT') return code;
+  }
+  return (error as { code?: string } | undefined)?.code;
+}
+
+function classify(error: unknown, ctx: HopContext, host: string): HopError {
+  for (let e = error; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === 'ERR_TARGET_NOT_ALLOWED') {
+      return { code: 'target_not_allowed', message: e.message, retryable: false };
+    }
+  }
+  if (ctx.signal.aborted) {
+    return ctx.timedOut()
+      ? { code: 'timeout', message: `${host} did not answer in time`, retryable: false }
+      : { code: 'aborted', message: 'the request was cancelled', retryable: false };
+  }
+  const code = codeOf(error);
+  if (code === 'UND_ERR_INVALID_ARG') {
+    const detail = error instanceof Error ? error.message : String(error);
+    return { code: 'invalid_request', message: `the request is not valid HTTP: ${detail}`, retryable: false };
+  }
+  // A name that does not exist will not exist a second later; a refused or reset connection may recover.
+  if (code === 'ENOTFOUND')
+    return { code: 'connection_failed', message: `${host} does not resolve`, retryable: false };
+  return {
+    code: 'connection_failed',
+    message: `connection to ${host} failed (${code ?? 'error'})`,
+    retryable: true,
+  };
+}
