@@ -8,14 +8,9 @@ import { creditsPerRow } from '../../src/credits/prices.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
 import { reserveCredits } from '../../src/domain/runs/credits.ts';
 import type { RunCreatedData, RunTrigger } from '../../src/domain/runs/events.ts';
+import { runConcurrency } from '../../src/domain/runs/executors/index.ts';
 import { queuedAppend, recordAll } from '../../src/domain/runs/record.ts';
-import {
-  claimColumn,
-  columnRunStream,
-  eventIdOf,
-  runConcurrency,
-  runStream,
-} from '../../src/domain/runs/run-state.ts';
+import { claimColumn, columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';

@@ -1,9 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
-import type { Executor } from '../../src/domain/runs/executor.ts';
-import { runFinishWorker } from '../../src/domain/runs/finish-worker.ts';
-import { runRowWorker } from '../../src/domain/runs/row-worker.ts';
 import { service } from '../../src/modules.ts';
 import { bearer, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
@@ -68,38 +65,20 @@ export async function startTarget(
 }
 
 /**
- * The tests' own executor, until the providers land: GET `config.url` with `{{key}}` placeholders
- * filled (URL-encoded) from the row, the row's Idempotency-Key sent; a 2xx answers its JSON body.
+ * The whole service over a fresh database with its workers, allowed to call loopback targets (and
+ * as fast as they answer: the per-host rate limit is not what these tests are about).
  */
-export const testExecutor: Executor = async (ctx) => {
-  const started = Date.now();
-  const url = String(ctx.column.config.url).replace(/\{\{(\w+)\}\}/g, (_m, key: string) =>
-    encodeURIComponent(String(ctx.row.cells[key] ?? '')),
-  );
-  try {
-    const res = await fetch(url, { headers: { 'idempotency-key': ctx.idempotencyKey }, signal: ctx.signal });
-    const body = await res.json();
-    const meta = { httpStatus: res.status, durationMs: Date.now() - started, attempts: 1 };
-    return res.ok
-      ? { ok: true, value: body, meta }
-      : { ok: false, error: { code: 'http_error', message: `status ${res.status}` }, meta };
-  } catch (error) {
-    return {
-      ok: false,
-      error: { code: 'connection_failed', message: String(error) },
-      meta: { durationMs: Date.now() - started, attempts: 1 },
-    };
-  }
-};
-
-/** The whole service over a fresh database, its run workers using `executor`. */
-export function startRunsApp(executor: Executor = testExecutor): Promise<TestApp> {
+export function startRunsApp(): Promise<TestApp> {
   return startTestApp({
     projections: service.projections,
     routes: service.routes,
     authenticator: createAuthenticator,
-    workers: [runRowWorker(() => executor), runFinishWorker],
-    env: process.env.STK_TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.STK_TEST_LOG_LEVEL } : {},
+    workers: service.workers,
+    env: {
+      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+      OUTBOUND_RATE_PER_HOST: '100000',
+      ...(process.env.STK_TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.STK_TEST_LOG_LEVEL } : {}),
+    },
   });
 }
 

@@ -1,6 +1,7 @@
 import { AppError } from '../../errors.ts';
 import type { EventStore } from '../../event-store/port.ts';
 import { organizationStream } from '../accounts/streams.ts';
+import { NOTHING_DONE_CODES, SKIP_CODES } from './executors/index.ts';
 import { eventIdOf } from './run-state.ts';
 
 export interface ReserveCredits {
@@ -65,15 +66,12 @@ export async function settleCredits(
   if (events.length > 0) await store.append(organizationStream.name(organizationId), events);
 }
 
-/** Error codes for which a row costs nothing: the provider was never reached. */
-const FREE_ERRORS = new Set([
-  'provider_unavailable',
-  'provider_not_implemented',
-  'secret_not_found',
-  'row_not_found',
-  'internal',
-]);
-
-/** What one row costs: the price per row when the provider was called (a success or its error). */
+/**
+ * What one row costs: the price per row when the provider was called (a success or its error);
+ * nothing when the executor says nothing was sent or written, the row was skipped, or the executor
+ * broke (`internal`: our fault, not the customer's).
+ */
 export const rowCharge = (creditsPerRow: number, error: { code: string } | null) =>
-  error && FREE_ERRORS.has(error.code) ? 0 : creditsPerRow;
+  error && (NOTHING_DONE_CODES.has(error.code) || SKIP_CODES.has(error.code) || error.code === 'internal')
+    ? 0
+    : creditsPerRow;

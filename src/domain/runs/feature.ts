@@ -3,7 +3,7 @@ import { runReactor } from '../../../projections/runs/run-reactor.ts';
 import { runsProjection } from '../../../projections/runs/runs.ts';
 import { runQueries } from '../../../queries/runs/index.ts';
 import type { Feature } from '../../feature.ts';
-import { executorFor } from './default-executor.ts';
+import { executorDepsFrom, executorsFrom } from './executors/index.ts';
 import { runFinishWorker } from './finish-worker.ts';
 import { runRowWorker } from './row-worker.ts';
 import { columnRunStream, runStream } from './run-state.ts';
@@ -15,5 +15,5 @@ export const runsFeature: Feature = {
   commands: runCommands,
   queries: runQueries,
   projections: [runsProjection, runReactor],
-  workers: [runRowWorker(executorFor), runFinishWorker],
+  workers: [runRowWorker((deps) => executorsFrom(executorDepsFrom(deps))), runFinishWorker],
 };

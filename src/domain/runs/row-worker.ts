@@ -9,10 +9,11 @@ import { secretsFor } from '../secrets/vault.ts';
 import { rowCharge } from './credits.ts';
 import type { RunCreatedData, RunRowFinishedData } from './events.ts';
 import type { ExecutionOutcome, Executor, RowWriter, RunColumn } from './executor.ts';
+import { SKIP_CODES } from './executors/index.ts';
 import { finishedAppends, type RowStep, record, startedAppends } from './record.ts';
 import { RUN_ROW, rowIdempotencyKey, runStream } from './run-state.ts';
 
-/** Picks the executor of a column's provider (src/domain/runs/executors/ on the executors' branch). */
+/** Picks the executor of a column's provider (src/domain/runs/executors/: `executorsFrom`). */
 export type ExecutorFor = (config: Readonly<Record<string, unknown>>) => Executor;
 
 /** Rows of one process's run-row worker at once; each run's own concurrency holds across processes. */
@@ -55,7 +56,7 @@ const finished = (
   const error = outcome.ok ? null : outcome.error;
   return {
     ...base,
-    outcome: outcome.ok ? 'succeeded' : 'failed',
+    outcome: outcome.ok ? 'succeeded' : SKIP_CODES.has(outcome.error.code) ? 'skipped' : 'failed',
     error,
     meta: outcome.meta,
     charged: rowCharge(run.creditsPerRow, error),
@@ -69,77 +70,80 @@ const finished = (
  * repeated, carries the same Idempotency-Key.
  */
 export const runRowWorker =
-  (executorFor: ExecutorFor): WorkerFactory =>
-  (deps) => ({
-    kind: RUN_ROW,
-    concurrency: ROWS_AT_ONCE,
-    async handle(item, signal) {
-      const { runId, rowId } = item.payload as { runId: string; rowId: string };
-      const { state } = await loadState(deps.store, runStream.name(runId), runStream);
-      const run = state.created;
-      if (!run) return { status: 'dead', error: `no run ${runId}` };
-      const step: RowStep = { runId, tableId: run.tableId, columnId: run.columnId, rowId, at: '' };
-      const at = () => deps.clock().toISOString();
-      if (state.stopRequestedAt || state.finished) {
-        step.at = at();
-        const skipped = { code: 'run_stopped', message: 'the run was stopped before this row started' };
-        await record(deps.store, finishedAppends(step, finished(step, run, { skipped })));
-        return { status: 'done' };
-      }
-      await record(deps.store, startedAppends({ ...step, at: at() }));
-      const [columns, stored] = await Promise.all([
-        tableColumns(deps, run),
-        deps.pool.query<{ cells: Record<string, unknown> }>(
-          `SELECT cells FROM ${ROWS} WHERE table_id = $1 AND id = $2`,
-          [run.tableId, rowId],
-        ),
-      ]);
-      let outcome: ExecutionOutcome | { skipped: { code: string; message: string } };
-      const row = stored.rows[0];
-      if (!row) outcome = { skipped: { code: 'row_not_found', message: 'the row was deleted' } };
-      else {
-        const keyOf = new Map(columns.map((c) => [c.id, c.key]));
-        const cells = Object.fromEntries(
-          Object.entries(row.cells).flatMap(([id, value]) =>
-            keyOf.has(id) ? [[keyOf.get(id)!, value]] : [],
-          ),
-        );
-        try {
-          outcome = await executorFor(run.column.config)({
-            organizationId: run.organizationId,
-            tableId: run.tableId,
-            runId,
-            column: run.column,
-            row: { id: rowId, cells },
-            columns,
-            idempotencyKey: rowIdempotencyKey(runId, rowId),
-            resolveSecret: (name) =>
-              secretsFor(deps)
-                .resolveSecret(run.organizationId, name)
-                .catch((error) => {
-                  if (error instanceof AppError && error.code === 'not_found') return undefined;
-                  throw error;
-                }),
-            rows: noRowWriter,
-            signal,
-            now: deps.clock,
-          });
-        } catch (error) {
-          // A bug in the executor: the worker retries the row; the last attempt records `internal`.
-          if (item.attempts < MAX_THROWS && !signal.aborted) throw error;
-          const message = error instanceof Error ? error.message : String(error);
-          outcome = {
-            ok: false,
-            error: { code: 'internal', message },
-            meta: { durationMs: 0, attempts: item.attempts },
-          };
+  (executorsOf: (deps: AppDeps) => ExecutorFor): WorkerFactory =>
+  (deps) => {
+    const executorFor = executorsOf(deps);
+    return {
+      kind: RUN_ROW,
+      concurrency: ROWS_AT_ONCE,
+      async handle(item, signal) {
+        const { runId, rowId } = item.payload as { runId: string; rowId: string };
+        const { state } = await loadState(deps.store, runStream.name(runId), runStream);
+        const run = state.created;
+        if (!run) return { status: 'dead', error: `no run ${runId}` };
+        const step: RowStep = { runId, tableId: run.tableId, columnId: run.columnId, rowId, at: '' };
+        const at = () => deps.clock().toISOString();
+        if (state.stopRequestedAt || state.finished) {
+          step.at = at();
+          const skipped = { code: 'run_stopped', message: 'the run was stopped before this row started' };
+          await record(deps.store, finishedAppends(step, finished(step, run, { skipped })));
+          return { status: 'done' };
         }
-      }
-      // Shutting down or the lease lost: nothing is recorded, the row is worked again (same key).
-      if (signal.aborted) throw signal.reason ?? new Error('aborted');
-      step.at = at();
-      const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
-      await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
-      return { status: 'done' };
-    },
-  });
+        await record(deps.store, startedAppends({ ...step, at: at() }));
+        const [columns, stored] = await Promise.all([
+          tableColumns(deps, run),
+          deps.pool.query<{ cells: Record<string, unknown> }>(
+            `SELECT cells FROM ${ROWS} WHERE table_id = $1 AND id = $2`,
+            [run.tableId, rowId],
+          ),
+        ]);
+        let outcome: ExecutionOutcome | { skipped: { code: string; message: string } };
+        const row = stored.rows[0];
+        if (!row) outcome = { skipped: { code: 'row_not_found', message: 'the row was deleted' } };
+        else {
+          const keyOf = new Map(columns.map((c) => [c.id, c.key]));
+          const cells = Object.fromEntries(
+            Object.entries(row.cells).flatMap(([id, value]) =>
+              keyOf.has(id) ? [[keyOf.get(id)!, value]] : [],
+            ),
+          );
+          try {
+            outcome = await executorFor(run.column.config)({
+              organizationId: run.organizationId,
+              tableId: run.tableId,
+              runId,
+              column: run.column,
+              row: { id: rowId, cells },
+              columns,
+              idempotencyKey: rowIdempotencyKey(runId, rowId),
+              resolveSecret: (name) =>
+                secretsFor(deps)
+                  .resolveSecret(run.organizationId, name)
+                  .catch((error) => {
+                    if (error instanceof AppError && error.code === 'not_found') return undefined;
+                    throw error;
+                  }),
+              rows: noRowWriter,
+              signal,
+              now: deps.clock,
+            });
+          } catch (error) {
+            // A bug in the executor: the worker retries the row; the last attempt records `internal`.
+            if (item.attempts < MAX_THROWS && !signal.aborted) throw error;
+            const message = error instanceof Error ? error.message : String(error);
+            outcome = {
+              ok: false,
+              error: { code: 'internal', message },
+              meta: { durationMs: 0, attempts: item.attempts },
+            };
+          }
+        }
+        // Shutting down or the lease lost: nothing is recorded, the row is worked again (same key).
+        if (signal.aborted) throw signal.reason ?? new Error('aborted');
+        step.at = at();
+        const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
+        await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
+        return { status: 'done' };
+      },
+    };
+  };

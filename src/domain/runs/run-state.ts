@@ -108,12 +108,3 @@ export const runFinishItemId = (runId: string) => `${RUN_FINISH}:${runId}`;
 
 /** What goes out as `Idempotency-Key` with every call a row makes: the same for a repeat of the row. */
 export const rowIdempotencyKey = (runId: string, rowId: string) => `${runId}:${rowId}`;
-
-/** Per-run concurrency: the column's `config.concurrency`, 8 by default, at most 64. */
-export const DEFAULT_RUN_CONCURRENCY = 8;
-export const MAX_RUN_CONCURRENCY = 64;
-export function runConcurrency(config: Readonly<Record<string, unknown>>): number {
-  const asked = config.concurrency;
-  if (typeof asked !== 'number' || !Number.isInteger(asked) || asked < 1) return DEFAULT_RUN_CONCURRENCY;
-  return Math.min(asked, MAX_RUN_CONCURRENCY);
-}

@@ -89,7 +89,7 @@ test('a run: 202 with Location, rows queued -> done | error, values in the cells
   });
   assert.is(failed.body.data.length, 1);
   assert.is(failed.body.data[0].rowId, rows[2].id);
-  assert.equal(failed.body.data[0].error, { code: 'http_error', message: 'status 500' });
+  assert.is(failed.body.data[0].error.code, 'http_error');
   assert.is(failed.body.data[0].httpStatus, 500);
   // Exactly one call per row, each with its own key.
   for (const row of rows) assert.is(ctx.target.counts.get(`${started.body.id}:${row.id}`), 1);
