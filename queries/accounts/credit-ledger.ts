@@ -5,7 +5,7 @@ import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
 
 interface Entry {
-  revision: string;
+  position: string;
   kind: 'grant' | 'reservation' | 'charge' | 'refund' | 'withdrawal';
   amount: number;
   balance_after: number;
@@ -34,7 +34,7 @@ export const creditLedgerRoute: RouteModule = (app, deps) => {
       const { limit, cursor } = request.query;
       const before = cursor ? decodeCursor(cursor, 1, ([r]) => /^\d{1,18}$/.test(r!))[0] : undefined;
       const { rows } = await deps.pool.query<Entry>(
-        `SELECT revision::text, kind, amount, balance_after, run_id, reason, at FROM ${CREDIT_LEDGER}
+        `SELECT revision::text AS position, kind, amount, balance_after, run_id, reason, at FROM ${CREDIT_LEDGER}
          WHERE organization_id = $1 AND ($2::bigint IS NULL OR revision < $2::bigint)
          ORDER BY revision DESC LIMIT $3`,
         [principalOf(request).organizationId, before ?? null, limit + 1],
@@ -50,7 +50,7 @@ export const creditLedgerRoute: RouteModule = (app, deps) => {
           reason: e.reason,
           at: e.at.toISOString(),
         }),
-        (e) => [e.revision],
+        (e) => [e.position],
       );
     },
   );
