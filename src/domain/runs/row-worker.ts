@@ -18,6 +18,12 @@ export type ExecutorFor = (config: Readonly<Record<string, unknown>>) => Executo
 
 /** Rows of one process's run-row worker at once; each run's own concurrency holds across processes. */
 const ROWS_AT_ONCE = 64;
+/**
+ * How long a row stays with a process that stops renewing it: after a crash, its rows in flight are
+ * worked again this long after (renewed every third of it while the row runs, so a call taking
+ * minutes keeps its row).
+ */
+export const ROW_LEASE_MS = 10_000;
 
 /** The table's columns as a run's executor sees them (for mappings that name other columns), per run. */
 const columnCache = new Map<string, Promise<RunColumn[]>>();
@@ -76,6 +82,7 @@ export const runRowWorker =
     return {
       kind: RUN_ROW,
       concurrency: ROWS_AT_ONCE,
+      leaseMs: ROW_LEASE_MS,
       async handle(item, signal) {
         const { runId, rowId } = item.payload as { runId: string; rowId: string };
         const { state } = await loadState(deps.store, runStream.name(runId), runStream);
