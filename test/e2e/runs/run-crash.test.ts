@@ -111,7 +111,7 @@ test('two processes on one database: each row is called once', async (ctx) => {
   const [a] = [await service(ctx), await service(ctx)];
   const { key, rows, runId } = await seededRun(ctx, a!.url);
   const run = await runEnded(a!.url, key, runId, 120_000);
-  assert.is(run.status, "succeeded", JSON.stringify(run));
+  assert.is(run.status, 'succeeded', JSON.stringify(run));
   for (const row of rows) assert.is(ctx.target.counts.get(`${runId}:${row.id}`), 1, row.id);
   const results = await resultsPerRow(ctx.db, runId);
   assert.ok([...results.values()].every((n) => n === 1));
