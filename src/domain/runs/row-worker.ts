@@ -90,31 +90,31 @@ export const runRowWorker =
         if (!run) return { status: 'dead', error: `no run ${runId}` };
         const step: RowStep = { runId, tableId: run.tableId, columnId: run.columnId, rowId, at: '' };
         const at = () => deps.clock().toISOString();
-        if (state.stopRequestedAt || state.finished) {
-          step.at = at();
-          const skipped = { code: 'run_stopped', message: 'the run was stopped before this row started' };
-          await record(deps.store, finishedAppends(step, finished(step, run, { skipped })));
-          return { status: 'done' };
-        }
-        await record(deps.store, startedAppends({ ...step, at: at() }));
-        const [columns, stored] = await Promise.all([
-          tableColumns(deps, run),
-          deps.pool.query<{ cells: Record<string, unknown> }>(
-            `SELECT cells FROM ${ROWS} WHERE table_id = $1 AND id = $2`,
-            [run.tableId, rowId],
-          ),
-        ]);
-        let outcome: ExecutionOutcome | { skipped: { code: string; message: string } };
-        const row = stored.rows[0];
-        if (!row) outcome = { skipped: { code: 'row_not_found', message: 'the row was deleted' } };
-        else {
-          const keyOf = new Map(columns.map((c) => [c.id, c.key]));
-          const cells = Object.fromEntries(
-            Object.entries(row.cells).flatMap(([id, value]) =>
-              keyOf.has(id) ? [[keyOf.get(id)!, value]] : [],
+        try {
+          if (state.stopRequestedAt || state.finished) {
+            step.at = at();
+            const skipped = { code: 'run_stopped', message: 'the run was stopped before this row started' };
+            await record(deps.store, finishedAppends(step, finished(step, run, { skipped })));
+            return { status: 'done' };
+          }
+          await record(deps.store, startedAppends({ ...step, at: at() }));
+          const [columns, stored] = await Promise.all([
+            tableColumns(deps, run),
+            deps.pool.query<{ cells: Record<string, unknown> }>(
+              `SELECT cells FROM ${ROWS} WHERE table_id = $1 AND id = $2`,
+              [run.tableId, rowId],
             ),
-          );
-          try {
+          ]);
+          let outcome: ExecutionOutcome | { skipped: { code: string; message: string } };
+          const row = stored.rows[0];
+          if (!row) outcome = { skipped: { code: 'row_not_found', message: 'the row was deleted' } };
+          else {
+            const keyOf = new Map(columns.map((c) => [c.id, c.key]));
+            const cells = Object.fromEntries(
+              Object.entries(row.cells).flatMap(([id, value]) =>
+                keyOf.has(id) ? [[keyOf.get(id)!, value]] : [],
+              ),
+            );
             outcome = await executorFor(run.column.config)({
               organizationId: run.organizationId,
               tableId: run.tableId,
@@ -134,23 +134,27 @@ export const runRowWorker =
               signal,
               now: deps.clock,
             });
-          } catch (error) {
-            // A bug in the executor: the worker retries the row; the last attempt records `internal`.
-            if (item.attempts < MAX_THROWS && !signal.aborted) throw error;
-            const message = error instanceof Error ? error.message : String(error);
-            outcome = {
-              ok: false,
-              error: { code: 'internal', message },
-              meta: { durationMs: 0, attempts: item.attempts },
-            };
           }
+          // Shutting down or the lease lost: nothing is recorded, the row is worked again (same key).
+          if (signal.aborted) throw signal.reason ?? new Error('aborted');
+          step.at = at();
+          const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
+          await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
+          return { status: 'done' };
+        } catch (error) {
+          // A bug or an outage: the worker retries the row; its last attempt records `internal`, so that
+          // the run can end (a row that never records a result would keep its run from ending).
+          if (item.attempts < MAX_THROWS || signal.aborted) throw error;
+          step.at = at();
+          const message = error instanceof Error ? error.message : String(error);
+          const broken = {
+            ok: false as const,
+            error: { code: 'internal', message },
+            meta: { durationMs: 0, attempts: item.attempts },
+          };
+          await record(deps.store, finishedAppends(step, finished(step, run, broken)));
+          return { status: 'done' };
         }
-        // Shutting down or the lease lost: nothing is recorded, the row is worked again (same key).
-        if (signal.aborted) throw signal.reason ?? new Error('aborted');
-        step.at = at();
-        const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
-        await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
-        return { status: 'done' };
       },
     };
   };
