@@ -15,9 +15,8 @@ import { handleCommand } from '../src/command.ts';
 import { organizationStream } from '../src/domain/accounts/streams.ts';
 import { service } from '../src/modules.ts';
 import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
-import { createColumns, insertRows } from '../test/support/rows.ts';
-import { runEnded } from '../test/support/runs.ts';
-import { createTable } from '../test/support/tables.ts';
+import { insertRows } from '../test/support/rows.ts';
+import { httpColumnTable, runEnded } from '../test/support/runs.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
@@ -90,20 +89,7 @@ try {
       metadata: {},
       now: new Date(),
     });
-    const tableId = await createTable(url, key, 'Runs benchmark');
-    const columns = await createColumns(url, key, tableId, {
-      n: 'text',
-      result: {
-        dataType: 'json',
-        kind: 'enrichment',
-        config: {
-          provider: 'http_request',
-          method: 'GET',
-          url: `${targetUrl}/r?n={{n}}`,
-          concurrency: settings.concurrency,
-        },
-      },
-    });
+    const { tableId, columns } = await httpColumnTable(url, key, targetUrl, settings.concurrency);
     for (let i = 0; i < settings.rows; i += 1000) {
       const batch = Array.from({ length: Math.min(1000, settings.rows - i) }, (_, k) => ({
         n: String(i + k),

@@ -5,6 +5,8 @@ import { service } from '../../src/modules.ts';
 import { bearer, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { eventually } from './eventually.ts';
+import { createColumns } from './rows.ts';
+import { createTable } from './tables.ts';
 
 /**
  * A loopback HTTP target that counts requests per Idempotency-Key and answers each after `delayMs`
@@ -100,4 +102,32 @@ export async function runEnded(
     },
     timeoutMs,
   );
+}
+
+/**
+ * A table with an input column `n` and a json column `result` that GETs `<targetUrl>/r?n={{n}}` per
+ * row (http_request, `concurrency` rows at once).
+ */
+export async function httpColumnTable(
+  target: Target,
+  apiKey: string,
+  targetUrl: string,
+  concurrency?: number,
+  // biome-ignore lint/suspicious/noExplicitAny: columns are arbitrary JSON that tests pick apart
+): Promise<{ tableId: string; columns: Record<string, any> }> {
+  const tableId = await createTable(target, apiKey);
+  const columns = await createColumns(target, apiKey, tableId, {
+    n: 'text',
+    result: {
+      dataType: 'json',
+      kind: 'enrichment',
+      config: {
+        provider: 'http_request',
+        method: 'GET',
+        url: `${targetUrl}/r?n={{n}}`,
+        ...(concurrency ? { concurrency } : {}),
+      },
+    },
+  });
+  return { tableId, columns };
 }

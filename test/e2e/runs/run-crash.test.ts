@@ -3,10 +3,9 @@ import * as assert from 'uvu/assert';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { eventually } from '../../support/eventually.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
-import { createColumns, insertRows } from '../../support/rows.ts';
-import { type CountingTarget, runEnded, startTarget } from '../../support/runs.ts';
+import { insertRows } from '../../support/rows.ts';
+import { type CountingTarget, httpColumnTable, runEnded, startTarget } from '../../support/runs.ts';
 import { type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
-import { createTable } from '../../support/tables.ts';
 
 /*
  * Column runs across real service processes on one database: a process killed mid-run (SIGKILL, no
@@ -46,20 +45,7 @@ async function service(ctx: Ctx): Promise<ServiceProcess> {
 
 async function seededRun(ctx: Ctx, url: string) {
   const key = (await bootstrapAccount(url)).apiKey;
-  const tableId = await createTable(url, key);
-  const columns = await createColumns(url, key, tableId, {
-    n: 'text',
-    result: {
-      dataType: 'json',
-      kind: 'enrichment',
-      config: {
-        provider: 'http_request',
-        method: 'GET',
-        url: `${ctx.target.url}/r?n={{n}}`,
-        concurrency: CONCURRENCY,
-      },
-    },
-  });
+  const { tableId, columns } = await httpColumnTable(url, key, ctx.target.url, CONCURRENCY);
   const rows = await insertRows(
     url,
     key,

@@ -6,7 +6,13 @@ import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';
 import { createColumns, insertRows, listAll } from '../../support/rows.ts';
-import { type CountingTarget, runEnded, startRunsApp, startTarget } from '../../support/runs.ts';
+import {
+  type CountingTarget,
+  httpColumnTable,
+  runEnded,
+  startRunsApp,
+  startTarget,
+} from '../../support/runs.ts';
 import { createTable } from '../../support/tables.ts';
 
 interface Ctx {
@@ -28,15 +34,7 @@ test.after(async (ctx) => {
 });
 
 async function seeded(ctx: Ctx, count: number, prefix = '') {
-  const tableId = await createTable(ctx.t.app, ctx.key);
-  const columns = await createColumns(ctx.t.app, ctx.key, tableId, {
-    n: 'text',
-    result: {
-      dataType: 'json',
-      kind: 'enrichment',
-      config: { provider: 'http_request', method: 'GET', url: `${ctx.target.url}/item?n={{n}}` },
-    },
-  });
+  const { tableId, columns } = await httpColumnTable(ctx.t.app, ctx.key, ctx.target.url);
   const rows = await insertRows(
     ctx.t.app,
     ctx.key,
