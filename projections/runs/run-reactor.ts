@@ -17,14 +17,14 @@ export const runReactor: Projection<Extract<RunEvent, { type: 'RunCreated' }>> =
   tables: {},
   async apply(events, { tx }) {
     const items = events.flatMap((event) => {
-      const { runId, organizationId, rowIds, concurrency } = event.data;
+      const { runId, organizationId, tableId, rowIds, concurrency } = event.data;
       return rowIds.map((rowId) => ({
         id: runRowItemId(runId, rowId),
         kind: RUN_ROW,
         organizationId,
         groupKey: runId,
         groupLimit: concurrency,
-        payload: { runId, rowId },
+        payload: { runId, rowId, tableId },
       }));
     });
     for (let i = 0; i < items.length; i += 5000) await enqueue(tx, items.slice(i, i + 5000));

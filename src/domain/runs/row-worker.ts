@@ -84,8 +84,15 @@ export const runRowWorker =
       concurrency: ROWS_AT_ONCE,
       leaseMs: ROW_LEASE_MS,
       async handle(item, signal) {
-        const { runId, rowId } = item.payload as { runId: string; rowId: string };
-        const { state } = await loadState(deps.store, runStream.name(runId), runStream);
+        const { runId, rowId, tableId } = item.payload as { runId: string; rowId: string; tableId: string };
+        // The run's state (stopped?) and the row's cells in one go: each is a round trip.
+        const [{ state }, stored] = await Promise.all([
+          loadState(deps.store, runStream.name(runId), runStream),
+          deps.pool.query<{ cells: Record<string, unknown> }>(
+            `SELECT cells FROM ${ROWS} WHERE table_id = $1 AND id = $2`,
+            [tableId, rowId],
+          ),
+        ]);
         const run = state.created;
         if (!run) return { status: 'dead', error: `no run ${runId}` };
         const step: RowStep = { runId, tableId: run.tableId, columnId: run.columnId, rowId, at: '' };
@@ -98,13 +105,7 @@ export const runRowWorker =
             return { status: 'done' };
           }
           await record(deps.store, startedAppends({ ...step, at: at() }));
-          const [columns, stored] = await Promise.all([
-            tableColumns(deps, run),
-            deps.pool.query<{ cells: Record<string, unknown> }>(
-              `SELECT cells FROM ${ROWS} WHERE table_id = $1 AND id = $2`,
-              [run.tableId, rowId],
-            ),
-          ]);
+          const columns = await tableColumns(deps, run);
           let outcome: ExecutionOutcome | { skipped: { code: string; message: string } };
           const row = stored.rows[0];
           if (!row) outcome = { skipped: { code: 'row_not_found', message: 'the row was deleted' } };
