@@ -8,7 +8,6 @@ import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata } from '../../src/http/commands.ts';
 import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
 import { runVisible, startRun } from './start-run.ts';
-import { activeRunOf } from './stop-run.ts';
 
 export const runPath = (runId: string) => `/api/runs/${runId}`;
 
@@ -35,7 +34,6 @@ export const runColumnRoute: RouteModule = (app, deps) => {
     async (request, reply) => {
       const { tableId, columnId } = request.params;
       const principal = principalOf(request);
-      await activeRunOf(deps, tableId, columnId); // releases a claim left by a start that died
       const { run, position } = await startRun(deps, {
         organizationId: principal.organizationId,
         tableId,

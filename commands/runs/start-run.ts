@@ -17,6 +17,7 @@ import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import type { AppDeps } from '../../src/http/app.ts';
 import { readYourWrites } from '../../src/http/commands.ts';
 import { randomId } from '../../src/ids.ts';
+import { activeRunOf } from './stop-run.ts';
 
 export interface StartRun {
   organizationId: string;
@@ -59,6 +60,7 @@ export async function startRun(
   const eligibleIds = rows.map((r) => r.id);
   const runId = randomId('run');
   const lock = columnRunStream.name(tableId, columnId);
+  await activeRunOf(deps, tableId, columnId); // releases a claim left by a start that died
   await handleCommand({
     store: deps.store,
     stream: lock,
