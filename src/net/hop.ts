@@ -27,23 +27,34 @@ export interface HopContext {
   policy: AddressPolicy;
   rateLimit: HostRateLimit;
   maxBytes: number;
-  signal: AbortSignal;
-  /** Whether the signal fired because the attempt's time ran out (not because the caller cancelled). */
-  timedOut(): boolean;
+  /** What is left of the attempt's time for this hop, counted once its rate-limit wait is over. */
+  budgetMs: number;
+  /** The caller's cancellation. */
+  signal?: AbortSignal;
+  now(): number;
   /** Whether a response with this status is a redirect to follow. */
   redirect(status: number): boolean;
 }
 
 type HopError = { code: OutboundErrorCode; message: string; retryable: boolean };
 
-export type HopOutcome =
-  | { ok: true; response: OutboundResponse; location?: string; waitedMs: number }
-  | { ok: false; error: HopError; waitedMs: number };
+/** `waitedMs`: for the host's rate limit; `activeMs`: on the network, against the time budget. */
+export type HopOutcome = { waitedMs: number; activeMs: number } & (
+  | { ok: true; response: OutboundResponse; location?: string }
+  | { ok: false; error: HopError }
+);
 
-const fail = (code: OutboundErrorCode, message: string, retryable = false, waitedMs = 0): HopOutcome => ({
+const fail = (
+  code: OutboundErrorCode,
+  message: string,
+  retryable = false,
+  waitedMs = 0,
+  activeMs = 0,
+): HopOutcome => ({
   ok: false,
   error: { code, message, retryable },
   waitedMs,
+  activeMs,
 });
 
 /**
@@ -64,25 +75,34 @@ export async function hop(step: Hop, ctx: HopContext): Promise<HopOutcome> {
   let waitedMs = 0;
   try {
     waitedMs = await ctx.rateLimit.take(url.host, ctx.signal);
+  } catch {
+    return fail('aborted', 'the request was cancelled');
+  }
+  const started = ctx.now();
+  const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(ctx.budgetMs)));
+  const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
+  const activeMs = () => ctx.now() - started;
+  try {
     const res = await request(url, {
       method: step.method as 'GET',
       headers: step.headers,
       body: step.body,
       dispatcher: ctx.agent,
-      signal: ctx.signal,
+      signal,
     });
     const headers = flatten(res.headers);
     const base = { status: res.statusCode, headers, url: url.href };
     if (ctx.redirect(res.statusCode) && headers.location) {
-      await res.body.dump();
+      await res.body.dump({ limit: 64 * 1024, signal });
       const response = { ...base, body: Buffer.alloc(0), truncated: false };
-      return { ok: true, response, location: headers.location, waitedMs };
+      return { ok: true, response, location: headers.location, waitedMs, activeMs: activeMs() };
     }
     const { body, truncated } = await readCapped(res.body, ctx.maxBytes);
-    return { ok: true, response: { ...base, body, truncated }, waitedMs };
+    return { ok: true, response: { ...base, body, truncated }, waitedMs, activeMs: activeMs() };
   } catch (error) {
-    const { code, message, retryable } = classify(error, ctx, url.host);
-    return fail(code, message, retryable, waitedMs);
+    const timedOut = timeout.aborted && !ctx.signal?.aborted;
+    const { code, message, retryable } = classify(error, signal.aborted, timedOut, url.host);
+    return fail(code, message, retryable, waitedMs, activeMs());
   }
 }
 
@@ -121,14 +141,14 @@ function codeOf(error: unknown): string | undefined {
   return (error as { code?: string } | undefined)?.code;
 }
 
-function classify(error: unknown, ctx: HopContext, host: string): HopError {
+function classify(error: unknown, aborted: boolean, timedOut: boolean, host: string): HopError {
   for (let e = error; e instanceof Error; e = e.cause) {
     if ((e as { code?: unknown }).code === 'ERR_TARGET_NOT_ALLOWED') {
       return { code: 'target_not_allowed', message: e.message, retryable: false };
     }
   }
-  if (ctx.signal.aborted) {
-    return ctx.timedOut()
+  if (aborted) {
+    return timedOut
       ? { code: 'timeout', message: `${host} did not answer in time`, retryable: false }
       : { code: 'aborted', message: 'the request was cancelled', retryable: false };
   }

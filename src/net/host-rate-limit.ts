@@ -1,3 +1,5 @@
+import { realSleep, sleepUnlessAborted } from './sleep.ts';
+
 /**
  * A token bucket per host, in memory: this process sends at most `perSecond` requests a second to one
  * host (bursts up to `burst`), however many runs and rows ask at once, so a table of 10,000 rows does not
@@ -27,7 +29,7 @@ export class HostRateLimit {
   constructor(private readonly options: HostRateLimitOptions) {
     this.burst = Math.max(1, options.burst ?? options.perSecond);
     this.now = options.now ?? Date.now;
-    this.sleep = options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)));
+    this.sleep = options.sleep ?? realSleep;
   }
 
   /**
@@ -40,12 +42,10 @@ export class HostRateLimit {
     const bucket = this.refill(host, now);
     bucket.tokens -= 1;
     const waitMs = bucket.tokens >= 0 ? 0 : Math.ceil((-bucket.tokens * 1000) / this.options.perSecond);
-    if (waitMs > 0) {
-      if (signal?.aborted) {
-        bucket.tokens += 1;
-        signal.throwIfAborted();
-      }
-      await this.sleep(waitMs);
+    // A caller that gives up hands its token back to those behind it.
+    if (waitMs > 0 && !(await sleepUnlessAborted(this.sleep, waitMs, signal))) {
+      bucket.tokens += 1;
+      signal?.throwIfAborted();
     }
     return waitMs;
   }

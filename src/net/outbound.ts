@@ -3,6 +3,7 @@ import { defaultRetryPolicy, parseRetryAfter, type RetryPolicy, retryDelay } fro
 import { type AddressPolicy, guardedLookup } from './address-guard.ts';
 import { type Hop, hop, type OutboundErrorCode } from './hop.ts';
 import { HostRateLimit, type HostRateLimitOptions } from './host-rate-limit.ts';
+import { sleepUnlessAborted } from './sleep.ts';
 
 export type { OutboundErrorCode } from './hop.ts';
 
@@ -117,10 +118,12 @@ export class OutboundClient {
     return this.agent.close();
   }
 
-  /** One attempt: the request and the redirects it leads to, under one timeout. */
+  /**
+   * One attempt: the request and the redirects it leads to, within one time budget. The budget counts
+   * the time spent on the network only: waiting for a host's rate limit is not the server being slow.
+   */
   private async attempt(request: OutboundRequest, meta: OutboundMeta): Promise<OutboundResult> {
-    const timeout = AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    let budgetMs = request.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const sensitive = [
       ...CREDENTIAL_HEADERS,
       ...(request.sensitiveHeaders ?? []).map((h) => h.toLowerCase()),
@@ -138,24 +141,30 @@ export class OutboundClient {
         policy: this.options.policy,
         rateLimit: this.rateLimit,
         maxBytes: request.maxBytes ?? DEFAULT_MAX_BYTES,
-        signal,
-        timedOut: () => timeout.aborted && !request.signal?.aborted,
+        budgetMs,
+        signal: request.signal,
+        now: this.now,
         redirect: (status) => request.followRedirects !== false && REDIRECTS.has(status),
       });
       meta.waitedMs += outcome.waitedMs;
+      budgetMs -= outcome.activeMs;
       if (!outcome.ok) return { ok: false, error: outcome.error, meta };
       if (outcome.location === undefined) return { ok: true, response: outcome.response, meta };
       if (redirects >= maxRedirects) {
         return failure('too_many_redirects', `more than ${maxRedirects} redirects`, meta);
       }
+      if (budgetMs <= 0) return failure('timeout', 'the redirects took longer than the timeout', meta);
+      const next = nextHop(current, outcome.response.status, outcome.location, sensitive);
+      if (!next) return failure('invalid_url', 'a redirect points to something that is not a URL', meta);
       meta.redirects++;
-      current = nextHop(current, outcome.response.status, outcome.location, sensitive);
+      current = next;
     }
   }
 }
 
 /** Where a redirect leads, and what of the request goes along (RFC 9110 15.4). */
-function nextHop(from: Hop, status: number, location: string, sensitive: readonly string[]): Hop {
+function nextHop(from: Hop, status: number, location: string, sensitive: readonly string[]): Hop | undefined {
+  if (!URL.canParse(location, from.url)) return undefined;
   const url = new URL(location, from.url);
   // 303, and 301/302 after a POST as every browser does, become a GET without the body.
   const toGet =
@@ -174,28 +183,6 @@ function nextHop(from: Hop, status: number, location: string, sensitive: readonl
 function retryAfterOf(response: OutboundResponse): number | undefined {
   if (response.status !== 429 && response.status !== 503) return undefined;
   return parseRetryAfter(response.headers['retry-after']);
-}
-
-async function sleepUnlessAborted(
-  sleep: (ms: number) => Promise<void>,
-  ms: number,
-  signal: AbortSignal | undefined,
-): Promise<boolean> {
-  if (!signal) {
-    await sleep(ms);
-    return true;
-  }
-  if (signal.aborted) return false;
-  let onAbort = () => {};
-  const abortedWait = new Promise<false>((resolve) => {
-    onAbort = () => resolve(false);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    return await Promise.race([sleep(ms).then(() => true), abortedWait]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
 }
 
 const failure = (code: OutboundErrorCode, message: string, meta: OutboundMeta): OutboundResult => ({

@@ -322,4 +322,23 @@ test('the per-host rate limit spaces requests to one host', async (context) => {
   await client.close();
 });
 
+test('waiting for the host rate limit does not eat into the timeout', async (context) => {
+  // The second request waits 1.5 s for its token (really), longer than its 1 s timeout.
+  const rateLimit = new HostRateLimit({ perSecond: 1 / 1.5, burst: 1 });
+  const client = clientOf(context, { rateLimit });
+  const first = await client.request({ url: `${context.server.url}/x`, method: 'GET', timeoutMs: 1000 });
+  const second = await client.request({ url: `${context.server.url}/x`, method: 'GET', timeoutMs: 1000 });
+  assert.ok(first.ok && second.ok, JSON.stringify(second));
+  assert.ok(second.meta.waitedMs > 0, 'the second request waited for its token');
+  await client.close();
+});
+
+test('a redirect to something that is not a URL fails the request, never throws', async (context) => {
+  const client = clientOf(context);
+  route = (_path, res) => res.writeHead(302, { location: 'http://[not-an-ip/' }).end();
+  const result = await client.request({ url: `${context.server.url}/x`, method: 'GET' });
+  assert.ok(!result.ok && result.error.code === 'invalid_url', JSON.stringify(result));
+  await client.close();
+});
+
 test.run();

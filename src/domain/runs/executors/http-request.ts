@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { OutboundClient, OutboundResponse } from '../../../net/outbound.ts';
+import { DEFAULT_MAX_BYTES, type OutboundClient, type OutboundResponse } from '../../../net/outbound.ts';
 import type { HttpRequestConfigSchema } from '../../columns/config/http-request.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../columns/config/http-request.ts';
 import { isSecretPlaceholder, placeholders } from '../../columns/references.ts';
@@ -76,6 +76,7 @@ export function httpRequestExecutor(client: OutboundClient): Executor {
       headers,
       body,
       timeoutMs: (config.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      maxBytes: DEFAULT_MAX_BYTES,
       sensitiveHeaders,
       signal: context.signal,
     });

@@ -47,6 +47,7 @@ export const NOTHING_DONE_CODES: ReadonlySet<string> = new Set([
   'invalid_request',
   'target_not_allowed',
   'no_route_matched',
+  'invalid_input',
 ]);
 
 /** `executorFor(config)`: the executor of a column's provider (`config.provider`). */
