@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_KIND, KIND_PATTERN } from './content-api/article.ts';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/webhooks/retry.ts';
 
 const optionalString = z
   .string()
@@ -71,6 +72,17 @@ export const configSchema = z.object({
   }),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /**
+   * How long a request waits for a database connection (a new one, or a pooled one coming free) before
+   * it answers 503: while the database is down, clients hear so within this bound instead of hanging.
+   */
+  DB_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(3_000),
+  /**
+   * PostgreSQL's statement_timeout for the service's connections: a statement waiting on a lock or
+   * running longer is cancelled and the request answers 503. 0 leaves statements unbounded. Migrations
+   * run on a connection of their own without it; operator commands (stk admin) do not set it.
+   */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().nonnegative().default(15_000),
+  /**
    * How long a request's headers and body together may take to arrive; past it the client gets a 408
    * and the connection closes. Without it, a body shorter than its Content-Length held a connection
    * open for ever. It does not bound the handler: a full sync may run for minutes.
@@ -122,6 +134,16 @@ export const configSchema = z.object({
       .filter((k) => k !== '');
     if (keys.some((k) => !isMasterKeyText(k))) ctx.addIssue({ code: 'custom', message: MASTER_KEY_FORM });
     return keys;
+  }),
+  /**
+   * Seconds before each webhook delivery attempt, comma-separated: the first attempt's delay, then
+   * the wait after each failure (docs/webhooks.md). Unset: the Standard Webhooks schedule.
+   */
+  WEBHOOK_RETRY_SCHEDULE: optionalString.transform((v, ctx) => {
+    if (v === undefined) return [...DEFAULT_RETRY_SCHEDULE];
+    const schedule = parseRetrySchedule(v);
+    if (typeof schedule === 'string') ctx.addIssue({ code: 'custom', message: schedule });
+    return typeof schedule === 'string' ? [] : schedule;
   }),
 });
 

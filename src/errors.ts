@@ -23,6 +23,8 @@ export const errorCatalogue = {
   table_in_use: { status: 409, title: 'Table is referenced by columns of other tables' },
   run_in_progress: { status: 409, title: 'The column has a run in progress' },
   column_not_runnable: { status: 409, title: 'The column has no provider to run' },
+  invalid_transition: { status: 409, title: 'Not allowed in the current status' },
+  sequence_in_use: { status: 409, title: 'Sequence has active enrollments' },
   sync_in_progress: { status: 409, title: 'A full sync is already running' },
   prompt_name_taken: { status: 409, title: 'Prompt template name already used in this organization' },
   prompt_in_use: { status: 409, title: 'Prompt template is referenced by columns' },

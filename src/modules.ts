@@ -1,12 +1,15 @@
 import { accountsFeature } from './domain/accounts/feature.ts';
 import { columnsFeature } from './domain/columns/feature.ts';
 import { contentFeature } from './domain/content/feature.ts';
+import { leadsFeature } from './domain/leads/feature.ts';
 import { operationsFeature } from './domain/operations/feature.ts';
 import { promptsFeature } from './domain/prompts/feature.ts';
 import { rowsFeature } from './domain/rows/feature.ts';
 import { runsFeature } from './domain/runs/feature.ts';
 import { secretsFeature } from './domain/secrets/feature.ts';
+import { sequencesFeature } from './domain/sequences/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
+import { webhooksFeature } from './domain/webhooks/feature.ts';
 import { compose, type Feature } from './feature.ts';
 
 /**
@@ -24,6 +27,9 @@ export const features: readonly Feature[] = [
   promptsFeature,
   rowsFeature,
   runsFeature,
+  leadsFeature,
+  sequencesFeature,
+  webhooksFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

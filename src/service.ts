@@ -46,7 +46,10 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   const cleanups: (() => Promise<void>)[] = [async () => database.embedded?.stop()];
   try {
     await migrate(database.url);
-    const pool = createPool(database.url);
+    const pool = createPool(database.url, {
+      connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    });
     cleanups.unshift(() => pool.end());
     // Counted by type for /metrics (src/event-store/instrumented.ts).
     const store: EventStore = instrumentEventStore(

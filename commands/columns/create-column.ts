@@ -31,6 +31,7 @@ import {
   triggerColumn,
 } from '../../src/domain/columns/retrigger-cycle.ts';
 import { promptTemplatesNamed } from '../../src/domain/prompts/column-templates.ts';
+import { sequencesNamed } from '../../src/domain/sequences/column-sequences.ts';
 import { loadTableForWrite, tableNotFound, tableOrganizations } from '../../src/domain/tables/access.ts';
 import { newColumnId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
@@ -149,6 +150,8 @@ export const createColumnRoute: RouteModule = (app, deps) => {
           columns: [...columnMembers(table), { id, key, dataType: body.dataType }],
           tables: await tableOrganizations(deps.store, destination),
           prompts: await promptTemplatesNamed(deps.store, config),
+          tableId,
+          sequences: await sequencesNamed(deps.store, config),
         },
       };
       const now = deps.clock();

@@ -24,6 +24,7 @@ import {
   triggerColumn,
 } from '../../src/domain/columns/retrigger-cycle.ts';
 import { promptTemplatesNamed } from '../../src/domain/prompts/column-templates.ts';
+import { sequencesNamed } from '../../src/domain/sequences/column-sequences.ts';
 import {
   columnNotFound,
   loadTableForWriteWith,
@@ -144,6 +145,8 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         columns: columnMembers(table),
         tables: await tableOrganizations(deps.store, typeof destination === 'string' ? [destination] : []),
         prompts: await promptTemplatesNamed(deps.store, request.body.config, { tableId, columnId }),
+        tableId,
+        sequences: await sequencesNamed(deps.store, request.body.config),
       };
       const patch = request.body as ColumnPatch;
       const current = loaded.state.column;

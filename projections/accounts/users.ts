@@ -20,7 +20,7 @@ export interface UserRow {
 export const usersProjection: Projection<UserEvent> = {
   name: 'users',
   version: 1,
-  handles: ['UserRegistered', 'UserAbandoned'],
+  handles: ['UserRegistered', 'UserAbandoned', 'MemberAdded'],
   tables: {
     [USERS]: (t) => [
       `CREATE TABLE ${t} (

@@ -1,9 +1,8 @@
 import pg from 'pg';
 import { API_KEY_REVOKED_CHANNEL } from '../../projections/accounts/api-keys.ts';
+import { backoffMs } from '../db/backoff.ts';
 import type { Pool } from '../db/pool.ts';
 import type { VerifiedKeyCache } from './key-cache.ts';
-
-const MAX_BACKOFF_MS = 5_000;
 
 /**
  * Keeps a process's key cache honest when another process revokes a key. The api_keys projection
@@ -73,7 +72,7 @@ export class RevocationListener {
 
   private retry(): void {
     if (this.stopped) return;
-    const delay = Math.min(MAX_BACKOFF_MS, 100 * 2 ** this.attempt++);
+    const delay = backoffMs(this.attempt++);
     setTimeout(() => void this.connect(), delay).unref();
   }
 }

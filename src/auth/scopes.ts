@@ -18,6 +18,8 @@ export const SCOPES = [
   'secrets:write',
   'prompts:read',
   'prompts:write',
+  'leads:read',
+  'leads:write',
   'keys:read',
   'keys:write',
 ] as const;

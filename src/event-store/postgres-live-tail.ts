@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { Observable } from 'rxjs';
+import { backoffMs } from '../db/backoff.ts';
 import { comparePositions, type Position, type RecordedEvent, START } from './port.ts';
 
 type ReadPage = (from: Position, limit: number) => Promise<RecordedEvent[]>;
@@ -26,6 +27,9 @@ const CHANNEL = 'events_appended';
 export class LiveTail {
   private listener?: pg.Client;
   private connecting?: Promise<void>;
+  /** Failed LISTEN connects in a row, and the pending reconnect: see `dropListener`. */
+  private listenAttempt = 0;
+  private reconnect?: NodeJS.Timeout;
   private readonly wakeups = new EventEmitter();
   private closed = false;
   private notifying?: Promise<unknown>;
@@ -170,16 +174,20 @@ export class LiveTail {
       client.on('notification', (message) => {
         if (message.payload !== this.token) this.wakeAll();
       });
-      // A lost LISTEN connection is not fatal: followers keep polling and the next follow reconnects.
-      client.on('error', () => {
-        if (this.listener === client) this.listener = undefined;
-      });
+      // A lost LISTEN connection is not fatal: followers keep polling meanwhile, and it is reconnected.
+      client.on('error', () => this.dropListener(client));
+      client.on('end', () => this.dropListener(client));
       try {
         await client.connect();
         await client.query(`LISTEN ${CHANNEL}`);
+        if (this.closed) throw new Error('closed');
         this.listener = client;
+        // NOTIFYs sent while no connection listened are lost: followers read again now.
+        if (this.listenAttempt > 0) this.wakeAll();
+        this.listenAttempt = 0;
       } catch {
         await client.end().catch(() => {});
+        this.scheduleReconnect();
       } finally {
         this.connecting = undefined;
       }
@@ -187,8 +195,30 @@ export class LiveTail {
     return this.connecting;
   }
 
+  /** The LISTEN connection died (the database went away, or its session was terminated). */
+  private dropListener(client: pg.Client): void {
+    if (this.listener !== client) return;
+    this.listener = undefined;
+    void client.end().catch(() => {});
+    this.scheduleReconnect();
+  }
+
+  /** Reconnects with backoff while anyone follows; a later follow connects anyway. */
+  private scheduleReconnect(): void {
+    if (this.closed || this.reconnect || this.wakeups.listenerCount('wake') === 0) return;
+    this.reconnect = setTimeout(
+      () => {
+        this.reconnect = undefined;
+        void this.ensureListener();
+      },
+      backoffMs(this.listenAttempt++),
+    );
+    this.reconnect.unref();
+  }
+
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.reconnect);
     this.wakeAll();
     await this.notifying;
     await this.connecting;

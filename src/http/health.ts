@@ -49,8 +49,16 @@ export function registerHealthRoutes(app: ZodApp, deps: AppDeps): void {
         }),
         probe('eventStore', deps, () => deps.store.ping()),
       ]);
-      const projections = failed.length
-        ? { ok: false, detail: `failed: ${failed.join(', ')}` }
+      // Which read models do not serve, and why (their state); a stored failure of another process too.
+      const down = new Map<string, string>(failed.map((name) => [name, 'failed']));
+      for (const { name, state } of deps.projections.notServing()) down.set(name, state);
+      const byState = new Map<string, string[]>();
+      for (const [name, state] of down) byState.set(state, [...(byState.get(state) ?? []), name]);
+      const projections = down.size
+        ? {
+            ok: false,
+            detail: [...byState].map(([state, names]) => `${state}: ${names.join(', ')}`).join('; '),
+          }
         : { ok: true };
       const ready = database.ok && eventStore.ok && projections.ok;
       return reply

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { AppError, type ErrorCode, errorCatalogue, type FieldError } from '../errors.ts';
 
 export interface Problem {
@@ -76,6 +77,12 @@ function validationErrors(error: FastifyError): FieldError[] {
   });
 }
 
+/** What a client is told to wait before retrying while the database is unavailable, in seconds. */
+export const DATABASE_RETRY_AFTER_S = 2;
+
+export const databaseUnavailable = (requestId: string) =>
+  problemOf('unavailable', 'The database is unavailable or busy; retry the request shortly.', requestId);
+
 /** The one place any error becomes a problem+json answer; nothing leaks a stack trace. */
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const id = request.id;
@@ -108,6 +115,12 @@ export function errorHandler(error: FastifyError, request: FastifyRequest, reply
   if (edge) return sendProblem(reply, edge);
   if (status >= 400 && status < 500) {
     return sendProblem(reply, problemOf('bad_request', error.message, id));
+  }
+  if (isDatabaseUnavailable(error)) {
+    // Transient: the database is down, restarting, or a statement ran past DB_STATEMENT_TIMEOUT_MS.
+    // The driver's message (hosts, ports) goes to the log only.
+    request.log.warn({ err: error }, 'database unavailable');
+    return sendProblem(reply, databaseUnavailable(id), { 'retry-after': String(DATABASE_RETRY_AFTER_S) });
   }
   request.log.error({ err: error }, 'unhandled error');
   return sendProblem(reply, problemOf('internal', 'An unexpected error occurred.', id));

@@ -1,6 +1,7 @@
 import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Pool, PoolClient } from '../db/pool.ts';
 import { inTransaction } from '../db/pool.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { Position, RecordedEvent } from '../event-store/port.ts';
 import { comparePositions, START } from '../event-store/port.ts';
 import { type CheckpointRow, type CheckpointTableRow, checkpoints } from './checkpoints.ts';
@@ -25,6 +26,8 @@ export interface CommitterHooks {
   onError?: (error: unknown, context: string) => void;
   /** After each transaction of this committer commits (it may have held readers of the log back). */
   committed?: () => void;
+  /** The clock of the idle window (milliseconds, as Date.now). */
+  now?: () => number;
 }
 
 /**
@@ -47,6 +50,10 @@ export class BatchCommitter {
     private readonly hooks: CommitterHooks,
   ) {}
 
+  private now(): number {
+    return this.hooks.now?.() ?? Date.now();
+  }
+
   get position(): Position {
     return this.position$.value;
   }
@@ -54,7 +61,7 @@ export class BatchCommitter {
   /** The checkpoint as stored: the guard compares against it, not against the in-memory position. */
   markCommitted(position: Position): void {
     this.committed = position;
-    this.committedAt = Date.now();
+    this.committedAt = this.now();
     this.position$.next(position);
   }
 
@@ -71,6 +78,9 @@ export class BatchCommitter {
       return true;
     } catch (error) {
       if (error instanceof CheckpointMoved) return false;
+      // The database went away or a statement ran past its bound: no event is to blame, and the
+      // runner retries the batch once the database answers again.
+      if (isDatabaseUnavailable(error)) throw error;
       return this.isolatePoison(fresh, error);
     }
   }
@@ -83,14 +93,20 @@ export class BatchCommitter {
 
   /** Stores a position reached by skipping events, so that status and other processes see it too. */
   async recordIdleProgress(): Promise<void> {
+    // Both read now: batches go on while this write is under way. Guarding on the checkpoint as it is
+    // by then would let a batch that committed meanwhile be overwritten by this older position, and
+    // taking this position as the current one would move the runner back over events it skipped since.
     const position = this.position$.value;
-    if (comparePositions(position, this.committed) <= 0 || this.hooks.isFailed()) return;
+    const expected = this.committed;
+    if (comparePositions(position, expected) <= 0 || this.hooks.isFailed()) return;
     await inTransaction(this.pool, async (tx) => {
-      await this.guardCheckpoint(tx, this.committed);
+      await this.guardCheckpoint(tx, expected);
       await checkpoints.advance(tx, this.projection.name, position, 0);
     });
     this.hooks.committed?.();
-    this.markCommitted(position);
+    this.committed = position;
+    this.committedAt = this.now();
+    if (comparePositions(position, this.position$.value) > 0) this.position$.next(position);
   }
 
   private async commit(events: readonly RecordedEvent[]): Promise<void> {
@@ -99,7 +115,7 @@ export class BatchCommitter {
     // A batch of nothing this projection handles changes no row: move on in memory and write the
     // checkpoint at most once a second, instead of one transaction per batch for every projection.
     // After a crash those events are read again and skipped again.
-    if (handled.length === 0 && Date.now() - this.committedAt < IDLE_CHECKPOINT_MS) {
+    if (handled.length === 0 && this.now() - this.committedAt < IDLE_CHECKPOINT_MS) {
       this.position$.next(last);
       this.idleFlush ??= setTimeout(() => {
         this.idleFlush = undefined;
@@ -159,6 +175,7 @@ export class BatchCommitter {
         await this.commit([event]);
       } catch (error) {
         if (error instanceof CheckpointMoved) return false;
+        if (isDatabaseUnavailable(error)) throw error;
         const message = error instanceof Error ? error.message : String(error ?? batchError);
         // Recorded before it shows as failed here, so whoever sees the state also finds the event.
         await checkpoints

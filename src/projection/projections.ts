@@ -3,10 +3,12 @@ import type { EventStore, Position } from '../event-store/port.ts';
 import { comparePositions } from '../event-store/port.ts';
 import { checkpoints } from './checkpoints.ts';
 import { ProjectionRunner, type RunnerOptions } from './runner.ts';
-import type { Projection, ProjectionStatus } from './types.ts';
+import type { Projection, ProjectionState, ProjectionStatus } from './types.ts';
 import { VersionRebuilds } from './version-rebuilds.ts';
 
 const LAG_SCAN_LIMIT = 10_000;
+
+const SERVING = new Set<ProjectionState>(['running', 'catching_up', 'standby', 'rebuilding']);
 
 /** The read models named in a read-your-writes wait did not reach the position in time. */
 export class ProjectionLagError extends Error {
@@ -78,6 +80,17 @@ export class Projections {
     return [...this.runners.values()]
       .filter((r) => r.currentState === 'failed')
       .map((r) => r.projection.name);
+  }
+
+  /**
+   * The runners of this process that are not serving, by state, for /readyz: `retrying` (lost the
+   * database), `failed`, `starting`, `stopped`. Standby (another process holds the lock), catching up
+   * and rebuilding (the old version keeps serving) count as serving.
+   */
+  notServing(): { name: string; state: ProjectionState }[] {
+    return [...this.runners.values()]
+      .filter((r) => !SERVING.has(r.currentState))
+      .map((r) => ({ name: r.projection.name, state: r.currentState }));
   }
 
   /**

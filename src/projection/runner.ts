@@ -1,11 +1,13 @@
 import pg from 'pg';
-import { filter, firstValueFrom, type Subscription, timeout } from 'rxjs';
+import { filter, firstValueFrom, timeout } from 'rxjs';
+import { backoffMs } from '../db/backoff.ts';
 import type { Pool } from '../db/pool.ts';
 import { inTransaction } from '../db/pool.ts';
-import type { EventStore, Position, RecordedEvent } from '../event-store/port.ts';
+import type { EventStore, Position } from '../event-store/port.ts';
 import { comparePositions } from '../event-store/port.ts';
 import { BatchCommitter } from './batch-committer.ts';
 import { type CheckpointRow, checkpoints } from './checkpoints.ts';
+import { followLive, type LiveSlot } from './live-follow.ts';
 import { lockKeys } from './locks.ts';
 import type { Projection, ProjectionState } from './types.ts';
 
@@ -21,20 +23,24 @@ export interface RunnerOptions {
   onCommitted?: (projection: string) => void;
 }
 
-/** Live tail events buffered beyond this drop the runner back to paging (the log outran the tables). */
-const MAX_LIVE_BACKLOG = 10_000;
-
 /**
  * Keeps one projection's tables up to date with the log: pages through history, then follows live.
  * Each batch and the checkpoint it reaches commit together, so a crash loses nothing and applies
  * nothing twice. Across processes only the holder of the projection's advisory lock runs; the others
- * wait on standby.
+ * wait on standby. The runner supervises itself: when its database, its lock connection or its live tail
+ * goes away it lets go of the lock, waits out a backoff ('retrying') and starts over from its stored
+ * checkpoint, for as long as it takes.
  */
 export class ProjectionRunner {
   private readonly batches: BatchCommitter;
   private state: ProjectionState = 'starting';
   private lockClient?: pg.Client;
-  private live?: Subscription;
+  /** Set when the lock connection dies under a running loop: the loop must stop applying and restart. */
+  private lockLost?: Error;
+  /** Restarts since the runner last reached the live tail: the next backoff. */
+  private attempt = 0;
+  private reason?: string;
+  private readonly live: LiveSlot = {};
   private stopped = false;
   private wakeStandby?: () => void;
   private done?: Promise<void>;
@@ -73,6 +79,11 @@ export class ProjectionRunner {
     return this.batches.position;
   }
 
+  /** Why the runner is retrying (the last error's message); undefined once it runs again. */
+  get lastError(): string | undefined {
+    return this.reason;
+  }
+
   private isFailed(): boolean {
     return this.state === 'failed';
   }
@@ -84,19 +95,43 @@ export class ProjectionRunner {
     this.batches.markCommitted(row.position);
     // A failed projection still takes its lock: it waits there for an operator's retry or skip.
     if (row.state === 'failed') this.state = 'failed';
-    const acquired = await this.tryLock();
-    this.done = this.run(acquired).catch((error) => this.options.onError?.(error, this.projection.name));
+    await this.tryLock();
+    this.done = this.supervise();
+  }
+
+  /** Runs the loop; whatever stops it other than `stop` (a lost database) restarts it after a backoff. */
+  private async supervise(): Promise<void> {
+    let lockTried = true;
+    while (!this.stopped) {
+      try {
+        await this.run(lockTried);
+        return;
+      } catch (error) {
+        if (this.stopped) return;
+        this.reason = error instanceof Error ? error.message : String(error);
+        this.state = 'retrying';
+        this.options.onError?.(error, `${this.projection.name}: restarting after a backoff`);
+        this.live.current?.unsubscribe();
+        await this.batches.settle();
+        // Another process may take over meanwhile; this one starts over from the stored checkpoint.
+        await this.releaseLock();
+        this.lockLost = undefined;
+        // A stop that came meanwhile found no pause to cut short.
+        if (this.stopped) return;
+        await this.pauseFor(backoffMs(this.attempt++));
+        lockTried = false;
+      }
+    }
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    this.live?.unsubscribe();
+    this.live.current?.unsubscribe();
     this.wakeStandby?.();
     await this.done;
     await this.batches.settle();
     if (this.lockClient) await this.batches.recordIdleProgress().catch(() => {});
-    await this.lockClient?.end().catch(() => {});
-    this.lockClient = undefined;
+    await this.releaseLock();
     if (this.state !== 'failed') this.state = 'stopped';
   }
 
@@ -135,38 +170,55 @@ export class ProjectionRunner {
 
   private async tryLock(): Promise<boolean> {
     const client = new pg.Client(this.pool.options);
-    client.on('error', () => {});
-    await client.connect();
-    const { rows } = await client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
-      lockKeys.runner(this.projection.name),
-    ]);
-    if (rows[0].ok) {
-      this.lockClient = client;
-      return true;
+    // The lock lives and dies with this connection: losing it (the database went away, or an operator
+    // terminated the session) means another process may now hold the lock.
+    client.on('error', (error) => this.lockGone(client, error));
+    client.on('end', () => this.lockGone(client, new Error('the lock connection closed')));
+    try {
+      await client.connect();
+      const { rows } = await client.query('SELECT pg_try_advisory_lock(hashtext($1)) AS ok', [
+        lockKeys.runner(this.projection.name),
+      ]);
+      if (rows[0].ok) {
+        this.lockClient = client;
+        return true;
+      }
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
     }
-    await client.end();
+    await client.end().catch(() => {});
     return false;
   }
 
-  private async run(acquired: boolean): Promise<void> {
-    let holding = acquired;
-    while (!holding && !this.stopped) {
-      this.state = 'standby';
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, this.standbyRetryMs);
-        this.wakeStandby = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      if (!this.stopped) holding = await this.tryLock();
-    }
+  private lockGone(client: pg.Client, error: Error): void {
+    if (this.lockClient !== client) return;
+    this.lockClient = undefined;
+    if (this.stopped) return;
+    this.lockLost = error;
+    // Cut the live follow and any pause short: the loop notices the loss and restarts.
+    this.live.current?.unsubscribe();
+    this.wakeStandby?.();
+  }
+
+  /** Lets go of the lock (cleared first, so that its connection's end is not taken for a loss). */
+  private async releaseLock(): Promise<void> {
+    const client = this.lockClient;
+    this.lockClient = undefined;
+    await client?.end().catch(() => {});
+  }
+
+  /** The loop: standby until it holds the lock, then catch up and follow live. Throws to restart. */
+  private async run(lockTried: boolean): Promise<void> {
+    let tryNow = !lockTried;
     while (!this.stopped) {
-      // Released below for newer code (holdWhileBlocked): never apply without the lock.
+      if (this.lockLost) throw this.lockLost;
+      // Released for newer code (holdWhileBlocked) or never taken: never apply without the lock.
       if (!this.lockClient) {
+        if (tryNow && (await this.tryLock())) continue;
+        tryNow = true;
         this.state = 'standby';
         await this.pauseFor(this.standbyRetryMs);
-        if (!this.stopped) await this.tryLock();
         continue;
       }
       const row = await checkpoints.get(this.pool, this.projection.name);
@@ -176,8 +228,11 @@ export class ProjectionRunner {
       await this.catchUp();
       if (this.stopped) return;
       if (this.isFailed()) continue;
+      if (this.lockLost) continue;
       this.state = 'running';
-      await this.followLive();
+      this.attempt = 0;
+      this.reason = undefined;
+      await followLive(this.store, this.batches, this.batchSize, this.live);
     }
   }
 
@@ -192,8 +247,7 @@ export class ProjectionRunner {
     else if (row.version < this.projection.version) this.state = 'rebuilding';
     else if (row.version > this.projection.version) {
       this.state = 'standby';
-      await this.lockClient?.end().catch(() => {});
-      this.lockClient = undefined;
+      await this.releaseLock();
     } else return false;
     await this.pauseFor(this.repairPollMs);
     return true;
@@ -212,59 +266,11 @@ export class ProjectionRunner {
 
   /** Pages through the log until a page comes back short: history is applied, go live. */
   private async catchUp(): Promise<void> {
-    while (!this.stopped) {
+    while (!this.stopped && !this.lockLost) {
       const page = await this.store.readAll({ from: this.position, limit: this.batchSize });
       if (page.length === 0) return;
       if (!(await this.batches.applyBatch(page))) return;
       if (page.length < this.batchSize) return;
     }
-  }
-
-  /**
-   * Follows the live tail. An idle runner applies what arrives at once: a page the tail hands over
-   * (synchronously, event by event) becomes one batch on the next microtask, with no batch window to
-   * wait out, because read-your-writes waits on it. While a batch is being applied, what arrives
-   * meanwhile gathers into the next one, so batches grow with the load by themselves. Returns to paging
-   * when the tail outruns the tables.
-   */
-  private followLive(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const queue: RecordedEvent[] = [];
-      let draining = false;
-      // This follow's own subscription: a drain of an ended follow must not go on into the next one.
-      let following: Subscription | undefined;
-      const finish = () => {
-        following?.unsubscribe();
-        if (this.live === following) this.live = undefined;
-        resolve();
-      };
-      const drain = async () => {
-        try {
-          while (queue.length > 0 && following && !following.closed) {
-            if (queue.length > MAX_LIVE_BACKLOG) return finish();
-            if (!(await this.batches.applyBatch(queue.splice(0, this.batchSize)))) return finish();
-          }
-        } catch (error) {
-          this.options.onError?.(error, this.projection.name);
-          return finish();
-        }
-        // Cleared in the same turn as the empty-queue check: an event arriving later starts a drain.
-        draining = false;
-      };
-      following = this.store.subscribeAll(this.position).subscribe({
-        next: (event) => {
-          queue.push(event);
-          if (draining) return;
-          draining = true;
-          queueMicrotask(drain);
-        },
-        error: (e) => {
-          this.options.onError?.(e, this.projection.name);
-          finish();
-        },
-      });
-      following.add(() => resolve());
-      this.live = following;
-    });
   }
 }

@@ -37,6 +37,8 @@ export type ProjectionState =
   | 'running'
   | 'rebuilding'
   | 'failed'
+  /** Lost its database (or lock connection): waiting out a backoff before it starts over. */
+  | 'retrying'
   | 'stopped';
 
 export interface ProjectionStatus {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
+import { backoffMs } from '../db/backoff.ts';
 import type { Pool } from '../db/pool.ts';
 import { claim, release, renew, type Settlement, settle, sweep, type WorkItem } from './queue.ts';
 
@@ -34,8 +35,6 @@ const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_POLL_MS = 100;
 /** Claims of an item whose handler keeps throwing, before it is given up as dead. */
 export const MAX_THROWS = 5;
-/** Backoff after a database error in the loop: doubling from this, capped at five seconds. */
-const ERROR_BACKOFF_MS = 100;
 const SWEEP_EVERY_MS = 3_600_000;
 /** Settled items are kept this long (ids stay taken, so a reactor's repeat enqueues nothing). */
 export const SETTLED_RETENTION_MS = 30 * 24 * 3_600_000;
@@ -122,7 +121,7 @@ export class Worker {
       } catch (error) {
         failures++;
         this.options.logger.warn({ err: error, kind: this.spec.kind }, 'work claim failed; retrying');
-        await this.pause(Math.min(5000, ERROR_BACKOFF_MS * 2 ** Math.min(failures, 6)));
+        await this.pause(backoffMs(failures));
         continue;
       }
       // A full claim means more may be due: claim again as soon as a slot frees.
@@ -190,7 +189,7 @@ export class Worker {
       } catch (error) {
         if (this.stopped || signal.aborted) return; // the lease runs out and the item is done again
         this.options.logger.warn({ err: error, item: item.id }, 'settling a work item failed; retrying');
-        await new Promise((r) => setTimeout(r, Math.min(5000, ERROR_BACKOFF_MS * 2 ** Math.min(attempt, 6))));
+        await new Promise((r) => setTimeout(r, backoffMs(attempt)));
       }
     }
   }

@@ -23,6 +23,8 @@ export interface AppOptions {
   workers?: readonly WorkerFactory[];
   /** Where the log lines go (stdout when not given; LOG_LEVEL is `silent` unless `env` says). */
   logTo?: DestinationStream;
+  /** After each projection batch commit (the service wakes its workers there: src/service.ts). */
+  onCommitted?: () => void;
 }
 
 export interface ServedApp {
@@ -75,7 +77,10 @@ export async function serveApp(
   let work: Workers | undefined;
   const projections = new Projections(store, database.pool, options.projections ?? [], {
     onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
-    onCommitted: () => work?.nudge(),
+    onCommitted: () => {
+      work?.nudge();
+      options.onCommitted?.();
+    },
   });
   await projections.start();
   const deps: AppDeps = {

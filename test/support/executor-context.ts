@@ -75,3 +75,31 @@ export function executorContext(options: ContextOptions): ExecutorContext & { se
     secretsAsked,
   };
 }
+
+let runs = 0;
+
+/**
+ * One row of a run in a real organization and table, for providers that write through the store
+ * (add_to_crm, add_to_sequence): each call is a run of its own, so its idempotency key is new.
+ */
+export function runRowContext(input: {
+  organizationId: string;
+  tableId: string;
+  column: Partial<RunColumn> & { config: Record<string, unknown> };
+  row: { id?: string; cells: Record<string, unknown> };
+  now?: () => Date;
+}): ExecutorContext {
+  const runId = `run_test${++runs}`;
+  const rowId = input.row.id ?? `row_${runs}`;
+  return {
+    ...executorContext({ config: input.column.config, cells: input.row.cells, columns: [] }),
+    organizationId: input.organizationId,
+    tableId: input.tableId,
+    runId,
+    column: { id: 'col_test', key: 'result', dataType: 'json', ...input.column },
+    row: { id: rowId, cells: input.row.cells },
+    idempotencyKey: `${runId}:${rowId}`,
+    rows: { insert: () => Promise.reject(new Error('these providers write no rows')) },
+    now: input.now ?? (() => new Date()),
+  };
+}

@@ -3,10 +3,13 @@ import { registerAccountCommands } from './account.ts';
 import { registerAdminCommands } from './admin.ts';
 import { registerColumnCommands } from './columns.ts';
 import { registerKeyCommands } from './keys.ts';
+import { registerLeadCommands } from './leads.ts';
 import { registerPromptCommands } from './prompts.ts';
 import { registerRowCommands } from './rows.ts';
 import { registerSecretCommands } from './secrets.ts';
+import { registerSequenceCommands } from './sequences.ts';
 import { registerTableCommands } from './tables.ts';
+import { registerWebhookCommands } from './webhooks.ts';
 
 /** Each area of the CLI registers its subcommands on the program. */
 export type CommandModule = (program: Command) => void;
@@ -20,4 +23,7 @@ export const commandModules: CommandModule[] = [
   registerSecretCommands,
   registerPromptCommands,
   registerRowCommands,
+  registerLeadCommands,
+  registerSequenceCommands,
+  registerWebhookCommands,
 ];

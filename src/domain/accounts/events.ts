@@ -73,6 +73,21 @@ const UserRegistered = z.object({
   passwordHash,
 });
 
+/**
+ * A member added to an organization by one of its keys (POST /api/users): a person tasks and
+ * enrollments can be assigned to. No password: a member cannot log in (a later feature may invite).
+ */
+const MemberAdded = z.object({
+  userId: id,
+  organizationId: id,
+  email: z.string(),
+  firstName: z.string().nullable(),
+  lastName: z.string().nullable(),
+});
+
+/** A member's address, held for good so that no bootstrap registers it as another account. */
+const EmailHeldByMember = z.object({ email: z.string(), userId: id, organizationId: id });
+
 /** The user of an unfinished bootstrap: gone, so that the address can be registered again. */
 const UserAbandoned = z.object({ userId: id, reason: undoReason });
 
@@ -91,7 +106,7 @@ const ApiKeyRevoked = z.object({ keyId: id, organizationId: id });
 /** A login with this account's email and a wrong password. What was typed is not kept, in any form. */
 const LoginFailed = z.object({ userId: id });
 
-export const emailReservationEvents = { EmailReserved, BootstrapCompleted, EmailReleased };
+export const emailReservationEvents = { EmailReserved, BootstrapCompleted, EmailReleased, EmailHeldByMember };
 export const organizationEvents = {
   OrganizationCreated,
   CreditsGranted,
@@ -100,7 +115,7 @@ export const organizationEvents = {
   CreditsCharged,
   CreditsRefunded,
 };
-export const userEvents = { UserRegistered, UserAbandoned };
+export const userEvents = { UserRegistered, UserAbandoned, MemberAdded };
 export const apiKeyEvents = { ApiKeyIssued, ApiKeyRevoked };
 export const loginEvents = { LoginFailed };
 

@@ -45,6 +45,7 @@ export const emailReservationStream = defineStream({
           return { status: 'completed', userId, organizationId };
         return { status: 'pending', attempt: { userId, organizationId, keyId, passwordHash, reservedAt } };
       }
+      case 'EmailHeldByMember':
       case 'BootstrapCompleted':
         return { status: 'completed', userId: event.data.userId, organizationId: event.data.organizationId };
       case 'EmailReleased':
@@ -116,6 +117,7 @@ export const organizationStream = defineStream({
 export type UserState =
   | { status: 'none' }
   | { status: 'registered'; organizationId: string; passwordHash: string }
+  | { status: 'member'; organizationId: string }
   | { status: 'abandoned' };
 
 export const userStream = defineStream({
@@ -131,6 +133,8 @@ export const userStream = defineStream({
           organizationId: event.data.organizationId,
           passwordHash: event.data.passwordHash,
         };
+      case 'MemberAdded':
+        return { status: 'member', organizationId: event.data.organizationId };
       case 'UserAbandoned':
         return { status: 'abandoned' };
       default: {

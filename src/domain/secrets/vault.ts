@@ -84,22 +84,37 @@ export class SecretsVault {
       const last = (await this.deps.store.readLastEvents([stream])).get(stream);
       if (last?.type !== 'SecretValueSet') break;
       const data = last.data as SecretValueSet;
-      const row = await readDataKey(this.deps.pool, data.keyId);
-      if (!row) continue;
-      const master = await this.keys.find(row.master_key_id);
-      if (!master) {
-        throw new AppError(
-          'unavailable',
-          `The secret ${name} is encrypted under a master key this process does not hold.`,
-        );
-      }
-      const dataKey = unwrapDataKey(master, row);
-      const value = open(dataKey, data.ciphertext, valueContext(organizationId, name, data.keyId));
-      dataKey.fill(0);
+      const value = await this.openSealed(organizationId, name, data);
+      if (value === undefined) continue;
       this.lastUsed.record(data.keyId);
-      return value.toString('utf8');
+      return value;
     }
     throw secretNotFound(name);
+  }
+
+  /**
+   * A value `seal` made for `name` (a workspace secret, or another feature's sealed value such as a
+   * webhook's signing secret): undefined when its data key is gone; 503 when the key was wrapped under
+   * a master key this process does not hold.
+   */
+  async openSealed(
+    organizationId: string,
+    name: string,
+    sealed: Omit<Sealed, 'maskedValue'>,
+  ): Promise<string | undefined> {
+    const row = await readDataKey(this.deps.pool, sealed.keyId);
+    if (!row) return undefined;
+    const master = await this.keys.find(row.master_key_id);
+    if (!master) {
+      throw new AppError(
+        'unavailable',
+        `The secret ${name} is encrypted under a master key this process does not hold.`,
+      );
+    }
+    const dataKey = unwrapDataKey(master, row);
+    const value = open(dataKey, sealed.ciphertext, valueContext(organizationId, name, sealed.keyId));
+    dataKey.fill(0);
+    return value.toString('utf8');
   }
 }
 

@@ -10,14 +10,16 @@ import { loadConfig } from '../../../src/config.ts';
 import { startEmbeddedPostgres } from '../../../src/db/embedded.ts';
 import { alive } from '../../../src/db/embedded-leftover.ts';
 import { createPool } from '../../../src/db/pool.ts';
+import { newTableId } from '../../../src/domain/tables/ids.ts';
+import { tableStream } from '../../../src/domain/tables/table-state.ts';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
 import type { RouteModule } from '../../../src/http/app.ts';
 import { createLogger } from '../../../src/logger.ts';
+import { service } from '../../../src/modules.ts';
 import { startService } from '../../../src/service.ts';
 import { eventually } from '../../support/eventually.ts';
 import { freshDatabase } from '../../support/postgres.ts';
 import { startServiceProcess } from '../../support/service-process.ts';
-import { COUNTED } from '../../support/test-projections.ts';
 import { testRegistry } from '../../support/test-streams.ts';
 
 const test = suite('service lifecycle');
@@ -30,12 +32,16 @@ async function postmaster(dataDir: string): Promise<{ pid: number; port: number 
   return { pid: Number(lines[0]), port: Number(lines[3]) };
 }
 
-/** Opens the running embedded server's event store (the service's own database). */
+/**
+ * Opens the running embedded server's event store (the service's own database), with the service's
+ * registry: an event of a type the service does not know would stop its read models at it (they
+ * retry, and /readyz rightly says so).
+ */
 async function withStore<T>(dataDir: string, fn: (store: PostgresEventStore) => Promise<T>): Promise<T> {
   const server = await postmaster(dataDir);
   assert.ok(server, 'the embedded server wrote no postmaster.pid');
   const pool = createPool(`postgres://postgres:postgres@127.0.0.1:${server.port}/postgres`);
-  const store = new PostgresEventStore(pool, testRegistry);
+  const store = new PostgresEventStore(pool, service.registry);
   try {
     return await fn(store);
   } finally {
@@ -44,8 +50,9 @@ async function withStore<T>(dataDir: string, fn: (store: PostgresEventStore) => 
   }
 }
 
+const MARKER_TABLE = newTableId();
 const markerIds = (store: PostgresEventStore) =>
-  store.readStream('lifecycle-marker').then((events) => events.map((e) => e.id));
+  store.readStream(tableStream.name(MARKER_TABLE)).then((events) => events.map((e) => e.id));
 
 test('embedded defaults: serves, stops cleanly on SIGTERM, survives a SIGKILL, keeps its data', async () => {
   const dataDir = await mkdtemp(join(tmpdir(), 'stk-lifecycle-'));
@@ -65,7 +72,18 @@ test('embedded defaults: serves, stops cleanly on SIGTERM, survives a SIGKILL, k
     pids.add(server1.pid);
     const marker = randomUUID();
     await withStore(dataDir, (store) =>
-      store.append('lifecycle-marker', [{ id: marker, type: COUNTED, data: { by: 1 } }]),
+      store.append(tableStream.name(MARKER_TABLE), [
+        {
+          id: marker,
+          type: 'TableCreated',
+          data: {
+            tableId: MARKER_TABLE,
+            organizationId: 'org-lifecycle',
+            name: 'marker',
+            at: new Date().toISOString(),
+          },
+        },
+      ]),
     );
 
     assert.is(await first.stop('SIGTERM'), 0, first.output());

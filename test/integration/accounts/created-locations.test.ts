@@ -77,6 +77,39 @@ const CASES: Record<string, Case> = {
     request: (ctx) => post(ctx, '/api/prompts', { name: 'located', template: 'Hello {{name}}' }),
     id: (body) => body.id,
   },
+  'POST /api/leads': {
+    request: (ctx) =>
+      post(ctx, '/api/leads', { fullName: 'Located Lead', emailAddresses: ['located@example.com'] }),
+    id: (body) => body.id,
+  },
+  'POST /api/users': {
+    request: (ctx) => post(ctx, '/api/users', { email: 'located.member@example.com', first_name: 'Located' }),
+    id: (body) => body.id,
+  },
+  'POST /api/sequences': {
+    request: (ctx) =>
+      post(ctx, '/api/sequences', { name: 'Located', steps: [{ type: 'call', waitDays: 0 }] }),
+    id: (body) => body.id,
+  },
+  'POST /api/sequences/:sequenceId/clone': {
+    request: async (ctx) => {
+      const made = await post(ctx, '/api/sequences', { name: 'To clone', steps: [] });
+      return post(ctx, `/api/sequences/${made.body.id}/clone`, {});
+    },
+    id: (body) => body.id,
+  },
+  'POST /api/sender-accounts': {
+    request: async (ctx) => {
+      const me = await call(ctx.t.app, 'GET', '/api/me', { headers: bearer(ctx.key) });
+      return post(ctx, '/api/sender-accounts', {
+        type: 'email',
+        address: 'sender@example.com',
+        userId: me.body.userData.id,
+        dailyLimit: 40,
+      });
+    },
+    id: (body) => body.id,
+  },
   'PUT /api/secrets/:name': {
     request: (ctx) =>
       call(ctx.t.app, 'PUT', '/api/secrets/LOCATED_TOKEN', {
@@ -95,6 +128,11 @@ const CASES: Record<string, Case> = {
     request: (ctx) =>
       post(ctx, `/api/tables/${ctx.tableId}/columns`, { label: 'Company', kind: 'input', dataType: 'text' }),
     id: (body) => body.id,
+  },
+  'POST /api/webhooks': {
+    request: (ctx) => post(ctx, '/api/webhooks', { url: 'https://example.com/hook', eventTypes: ['*'] }),
+    id: (body) => body.id,
+    secret: true,
   },
 };
 

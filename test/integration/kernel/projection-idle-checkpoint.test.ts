@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { comparePositions } from '../../../src/event-store/port.ts';
+import { comparePositions, START } from '../../../src/event-store/port.ts';
+import { BatchCommitter } from '../../../src/projection/batch-committer.ts';
 import { checkpoints } from '../../../src/projection/checkpoints.ts';
 import { ProjectionRunner } from '../../../src/projection/runner.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -52,6 +53,34 @@ test('stopping stores the position reached, so a restart does not read those eve
   await runner.stop();
   const row = await checkpoints.get(db.pool, 'idle');
   assert.ok(row && comparePositions(row.position, position) === 0, 'checkpoint stored at stop');
+});
+
+test('recording idle progress never moves the position back over events skipped meanwhile', async ({
+  db,
+  store,
+}) => {
+  const projection = counterProjection('idle_race');
+  const row = await checkpoints.ensure(db.pool, projection.name, projection.version);
+  // A frozen clock: every batch of unhandled events falls within the idle window and moves on in memory.
+  const committer = new BatchCommitter(projection, db.pool, {
+    isFailed: () => false,
+    markFailed: () => {},
+    now: () => 0,
+  });
+  committer.markCommitted(row.position);
+  for (const name of ['noise-a', 'noise-b'])
+    await store.append(name, [{ type: IGNORED, data: { note: 'n' } }]);
+  const [first, second] = await store.readAll({ from: START, limit: 10 });
+  assert.ok(await committer.applyBatch([first!]));
+  // The idle write starts at the first event; the second is skipped while it is under way.
+  const recording = committer.recordIdleProgress();
+  assert.ok(await committer.applyBatch([second!]));
+  await recording;
+  assert.is(comparePositions(committer.position, second!.position), 0, 'the position went back');
+  await committer.recordIdleProgress();
+  await committer.settle();
+  const stored = await checkpoints.get(db.pool, projection.name);
+  assert.is(comparePositions(stored!.position, second!.position), 0, 'the stored checkpoint');
 });
 
 test.run();

@@ -191,7 +191,10 @@ test('add_to_sequence: shape and routingMode; the lead column must exist', () =>
     assignmentPlan: [{ assigneeUserId: 'usr_1', weight: 2 }, { assigneeUserId: 'usr_2' }],
     routingMode: 'weighted_round_robin',
   });
-  for (const routingMode of ['single', 'round_robin']) ok({ ...sequence, routingMode });
+  ok({ ...sequence, routingMode: 'single' });
+  ok({ ...sequence, routingMode: 'round_robin', assignmentPlan: [{ assigneeUserId: 'usr_1' }] });
+  // A round robin over nobody routes nothing: refused when saved.
+  assert.equal(paths({ ...sequence, routingMode: 'round_robin' }), ['config.assignmentPlan']);
   assert.equal(paths({ ...sequence, routingMode: 'random' }), ['config.routingMode']);
   assert.equal(paths({ provider: 'add_to_sequence' }), ['config.sequenceId', 'config.sourceLeadColumn']);
   assert.equal(paths({ ...sequence, sourceLeadColumn: 'nope' }), ['config.sourceLeadColumn']);

@@ -86,7 +86,7 @@ test('json: strings rendered one by one; a lone placeholder keeps the cell type'
   assert.ok(!missing.ok && missing.error.code === 'secret_not_found');
 });
 
-test('executorsFrom picks by provider; others are provider_not_implemented', async () => {
+test('executorsFrom picks by provider; others (and the lead providers without a store) are provider_not_implemented', async () => {
   const outbound = new OutboundClient({ policy: { allowPrivateNetwork: false } });
   const executorFor = executorsFrom({
     outbound,

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { type Config, columnKeyRef, type ProviderSpec, runCondition } from './spec.ts';
+import {
+  type Config,
+  type ConfigContext,
+  type ConfigIssue,
+  columnKeyRef,
+  type ProviderSpec,
+  runCondition,
+} from './spec.ts';
 
 const SenderAccountIds = z
   .strictObject({
@@ -14,10 +21,6 @@ const AssignmentRoute = z.strictObject({
   weight: z.number().positive().max(1_000_000).optional(),
 });
 
-/**
- * The shape only: that the sequence is ACTIVE and linked to this table is checked once sequences
- * exist in this service.
- */
 export const AddToSequenceConfigSchema = z
   .strictObject({
     provider: z.literal('add_to_sequence'),
@@ -36,7 +39,34 @@ export const AddToSequenceConfigSchema = z
   })
   .meta({ id: 'AddToSequenceConfig', description: 'config of a column with provider add_to_sequence' });
 
+type SequenceConfig = z.output<typeof AddToSequenceConfigSchema>;
+
+/**
+ * The routing a mode needs (the round robins: a plan; single: assignedToUserId, or nobody), and the target: a sequence
+ * of the organization, ACTIVE, whose sourceTableId is this table (the run checks both again per row).
+ */
+function sequenceIssues(raw: Config, ctx: ConfigContext): ConfigIssue[] {
+  const config = raw as SequenceConfig;
+  const issues: ConfigIssue[] = [];
+  const mode = config.routingMode ?? (config.assignmentPlan?.length ? 'round_robin' : 'single');
+  if (mode !== 'single' && !config.assignmentPlan?.length)
+    issues.push({ path: ['assignmentPlan'], message: `routingMode ${mode} needs an assignmentPlan` });
+  if (!ctx.sequences?.has(config.sequenceId)) return issues;
+  const sequence = ctx.sequences.get(config.sequenceId);
+  if (!sequence || sequence.organizationId !== ctx.organizationId)
+    return [...issues, { path: ['sequenceId'], message: 'names no sequence of this organization' }];
+  if (sequence.status !== 'ACTIVE')
+    issues.push({ path: ['sequenceId'], message: `the sequence must be ACTIVE (it is ${sequence.status})` });
+  if (ctx.tableId !== undefined && sequence.sourceTableId !== ctx.tableId)
+    issues.push({
+      path: ['sequenceId'],
+      message: 'the sequence must be linked to this table through its sourceTableId',
+    });
+  return issues;
+}
+
 export const addToSequence: ProviderSpec = {
   schema: AddToSequenceConfigSchema as z.ZodType<Config>,
   refs: (config) => [{ path: ['sourceLeadColumn'], key: String(config.sourceLeadColumn), mustExist: true }],
+  check: sequenceIssues,
 };

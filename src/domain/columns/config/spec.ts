@@ -18,6 +18,20 @@ export interface ConfigContext {
    * such template exists. One not listed here was checked when it was set.
    */
   prompts?: ReadonlyMap<string, PromptTemplateSummary | undefined>;
+  /** The table the column is (or will be) in: an add_to_sequence target must be linked to it. */
+  tableId?: string;
+  /**
+   * The sequence an add_to_sequence config names in this request, undefined when no such sequence
+   * exists. One not listed here was checked when it was set.
+   */
+  sequences?: ReadonlyMap<string, SequenceSummary | undefined>;
+}
+
+/** What config validation needs of a sequence (ConfigContext.sequences). */
+export interface SequenceSummary {
+  organizationId: string;
+  status: string;
+  sourceTableId: string | null;
 }
 
 export interface ConfigIssue {

@@ -1,9 +1,12 @@
 import type { Config } from '../../../config.ts';
+import type { Pool } from '../../../db/pool.ts';
 import type { EventStore } from '../../../event-store/port.ts';
 import { outboundClientFrom } from '../../../net/index.ts';
 import type { OutboundClient } from '../../../net/outbound.ts';
 import { DEFAULT_CONCURRENCY } from '../../columns/config/http-request.ts';
 import type { Executor } from '../executor.ts';
+import { addToCrmExecutor } from './add-to-crm.ts';
+import { addToSequenceExecutor } from './add-to-sequence.ts';
 import { httpRequestExecutor } from './http-request.ts';
 import { type LlmSettings, llmExecutor, llmSettingsFrom } from './llm.ts';
 import { notImplementedExecutor } from './not-implemented.ts';
@@ -17,13 +20,16 @@ export interface ExecutorDeps {
   outbound: OutboundClient;
   llm: LlmSettings;
   loadPrompt: PromptLoader;
+  /** The store and pool add_to_crm and add_to_sequence write and read through (absent: not run). */
+  leads?: { store: EventStore; pool: Pool };
 }
 
-/** The process's executor dependencies from its configuration and event store. */
-export const executorDepsFrom = (deps: { config: Config; store: EventStore }): ExecutorDeps => ({
+/** The process's executor dependencies from its configuration, event store and pool. */
+export const executorDepsFrom = (deps: { config: Config; store: EventStore; pool: Pool }): ExecutorDeps => ({
   outbound: outboundClientFrom(deps.config),
   llm: llmSettingsFrom(deps.config),
   loadPrompt: promptLoaderFrom(deps.store),
+  leads: { store: deps.store, pool: deps.pool },
 });
 
 /**
@@ -54,6 +60,8 @@ export const NOTHING_DONE_CODES: ReadonlySet<string> = new Set([
 export function executorsFrom(deps: ExecutorDeps): (config: Readonly<Record<string, unknown>>) => Executor {
   const http = httpRequestExecutor(deps.outbound);
   const llm = llmExecutor({ settings: deps.llm, loadPrompt: deps.loadPrompt });
+  const crm = deps.leads ? addToCrmExecutor(deps.leads) : notImplementedExecutor;
+  const sequence = deps.leads ? addToSequenceExecutor(deps.leads) : notImplementedExecutor;
   return (config) => {
     switch (config.provider) {
       case 'http_request':
@@ -62,6 +70,10 @@ export function executorsFrom(deps: ExecutorDeps): (config: Readonly<Record<stri
         return llm;
       case 'sync_to_table':
         return syncToTableExecutor;
+      case 'add_to_crm':
+        return crm;
+      case 'add_to_sequence':
+        return sequence;
       default:
         return notImplementedExecutor;
     }

@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { subscriptionsProjection } from '../../projections/webhooks/subscriptions.ts';
+import { handleCommand } from '../../src/command.ts';
+import { loadSubscription } from '../../src/domain/webhooks/access.ts';
+import { DELIVERY_KIND } from '../../src/domain/webhooks/messages.ts';
+import { WebhookParams } from '../../src/domain/webhooks/schemas.ts';
+import { destroySigningKeys } from '../../src/domain/webhooks/secret-box.ts';
+import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
+import { principalOf } from '../../src/http/access-hook.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import { cancelPending } from '../../src/work/queue.ts';
+
+export const deleteWebhook = subscriptionStream.decider((_command: Record<string, never>, state, now) => {
+  if (!state.exists) throw subscriptionNotFound(state.id);
+  const { id: subscriptionId, organizationId } = state;
+  return [{ type: 'WebhookDeleted', data: { subscriptionId, organizationId, at: now.toISOString() } }];
+});
+
+/** DELETE /api/webhooks/{id}: no more messages; what was pending is dropped, the secret's key destroyed. */
+export const deleteWebhookRoute: RouteModule = (app, deps) => {
+  app.delete(
+    '/api/webhooks/:id',
+    {
+      config: { access: 'webhooks:write' },
+      schema: {
+        tags: ['webhooks'],
+        summary: 'Delete a webhook subscription',
+        params: WebhookParams,
+        response: { 204: z.null() },
+      },
+    },
+    async (request, reply) => {
+      const principal = principalOf(request);
+      const { id } = request.params;
+      const loaded = await loadSubscription(deps.store, principal, id);
+      const result = await handleCommand({
+        store: deps.store,
+        stream: subscriptionStream.name(principal.organizationId, id),
+        decider: deleteWebhook,
+        command: {},
+        metadata: eventMetadata(request),
+        now: deps.clock(),
+        loaded,
+      });
+      await cancelPending(deps.pool, { kind: DELIVERY_KIND, groupKey: id });
+      await destroySigningKeys(deps.pool, principal.organizationId, id);
+      await readYourWrites(deps, result.appended?.position, [subscriptionsProjection]);
+      return reply.code(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,3 @@
+import { getLeadRoute, listLeadsRoute } from './leads.ts';
+
+export const leadQueries = [listLeadsRoute, getLeadRoute];

@@ -1,0 +1,47 @@
+import type { WorkItemInput } from '../../work/queue.ts';
+import { type CatalogueEntry, payloadOf } from './catalogue.ts';
+import { messageIdOf } from './signing.ts';
+
+/** The work queue's kind for webhook deliveries. */
+export const DELIVERY_KIND = 'webhook-delivery';
+/** Attempts in flight per subscription across every process: a slow receiver holds only these. */
+export const PER_SUBSCRIPTION_CONCURRENCY = 4;
+
+/** What a delivery's work item carries: the message as it is sent (signed anew at each attempt). */
+export interface DeliveryPayload {
+  subscriptionId: string;
+  organizationId: string;
+  messageId: string;
+  eventType: string;
+  eventAt: string;
+  body: string;
+}
+
+export const deliveryItemId = (messageId: string) => `webhook:${messageId}`;
+
+/** The work item of one message of one event for one subscription: its id is the same on every repeat. */
+export function deliveryItem(
+  subscription: { id: string; organizationId: string },
+  entry: CatalogueEntry,
+  event: { id: string; recordedAt: Date },
+  message: { key: string; data: unknown },
+): WorkItemInput {
+  const messageId = messageIdOf(subscription.id, `${event.id}:${entry.type}:${message.key}`);
+  const eventAt = event.recordedAt.toISOString();
+  const payload: DeliveryPayload = {
+    subscriptionId: subscription.id,
+    organizationId: subscription.organizationId,
+    messageId,
+    eventType: entry.type,
+    eventAt,
+    body: payloadOf(entry, message.data, eventAt),
+  };
+  return {
+    id: deliveryItemId(messageId),
+    kind: DELIVERY_KIND,
+    organizationId: subscription.organizationId,
+    groupKey: subscription.id,
+    groupLimit: PER_SUBSCRIPTION_CONCURRENCY,
+    payload,
+  };
+}
