@@ -12,6 +12,7 @@ export const BENCHMARKS: string[] = [
   'sync.ts',
   'rebuild.ts',
   'rows.ts',
+  'runs.ts',
 ];
 
 async function runOne(file: string): Promise<number> {

@@ -5,6 +5,7 @@ import { leadsFeature } from './domain/leads/feature.ts';
 import { operationsFeature } from './domain/operations/feature.ts';
 import { promptsFeature } from './domain/prompts/feature.ts';
 import { rowsFeature } from './domain/rows/feature.ts';
+import { runsFeature } from './domain/runs/feature.ts';
 import { secretsFeature } from './domain/secrets/feature.ts';
 import { sequencesFeature } from './domain/sequences/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
@@ -25,6 +26,7 @@ export const features: readonly Feature[] = [
   secretsFeature,
   promptsFeature,
   rowsFeature,
+  runsFeature,
   leadsFeature,
   sequencesFeature,
   webhooksFeature,

@@ -10,6 +10,14 @@ export interface OrganizationRow {
   created_at: Date;
 }
 
+/** What a credit event does to the balance: a reservation holds credits, a grant or refund adds. */
+export function balanceChange(event: { type: string; data: unknown }): number {
+  const amount = (event.data as { amount?: number }).amount ?? 0;
+  if (event.type === 'CreditsReserved') return -amount;
+  if (event.type === 'CreditsGranted' || event.type === 'CreditsRefunded') return amount;
+  return 0;
+}
+
 /**
  * Organizations and their credit balance. A balance change is not idempotent by itself, so each row
  * remembers the last stream revision it applied and skips anything at or below it. The organization of
@@ -18,7 +26,13 @@ export interface OrganizationRow {
 export const organizationsProjection: Projection<OrganizationEvent> = {
   name: 'organizations',
   version: 1,
-  handles: ['OrganizationCreated', 'CreditsGranted', 'OrganizationAbandoned'],
+  handles: [
+    'OrganizationCreated',
+    'CreditsGranted',
+    'OrganizationAbandoned',
+    'CreditsReserved',
+    'CreditsRefunded',
+  ],
   tables: {
     [ORGANIZATIONS]: (t) => [
       `CREATE TABLE ${t} (
@@ -40,12 +54,16 @@ export const organizationsProjection: Projection<OrganizationEvent> = {
            VALUES ($1, $2, $3, $4) ON CONFLICT (organization_id) DO NOTHING`,
           [data.organizationId, data.name, String(event.revision), event.recordedAt],
         );
-      } else if (event.type === 'CreditsGranted') {
+      } else if (
+        event.type === 'CreditsGranted' ||
+        event.type === 'CreditsReserved' ||
+        event.type === 'CreditsRefunded'
+      ) {
         const { data } = event;
         await tx.query(
           `UPDATE ${organizations} SET credit_balance = credit_balance + $2, stream_revision = $3
            WHERE organization_id = $1 AND stream_revision < $3`,
-          [data.organizationId, data.amount, String(event.revision)],
+          [data.organizationId, balanceChange(event), String(event.revision)],
         );
       } else if (event.type === 'OrganizationAbandoned') {
         await tx.query(`DELETE FROM ${organizations} WHERE organization_id = $1`, [

@@ -1,5 +1,5 @@
 import type { RowBatchEvent, RowEvent } from '../../src/domain/rows/events.ts';
-import { type CellStatus, mergeCells } from '../../src/domain/rows/row-state.ts';
+import { type CellStatus, mergeCells, statusesAt } from '../../src/domain/rows/row-state.ts';
 import type { StoredRow } from '../../src/domain/rows/view.ts';
 import type { TableEvent } from '../../src/domain/tables/events.ts';
 import type { ApplyContext, Projection, RecordedOf } from '../../src/projection/types.ts';
@@ -47,10 +47,6 @@ interface Slot {
 }
 
 const keyOf = (tableId: string, rowId: string) => `${tableId} ${rowId}`;
-const statusesAt = (statuses: Record<string, string>, at: string) =>
-  Object.fromEntries(
-    Object.entries(statuses).map(([id, status]) => [id, { status, updatedAt: at }]),
-  ) as Record<string, CellStatus>;
 
 type Event = RecordedOf<RowEvent | RowBatchEvent>;
 

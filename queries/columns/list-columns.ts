@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { COLUMN_FIELDS, COLUMNS, type ColumnRow, columnFromRow } from '../../projections/columns/columns.ts';
+import { RUNS } from '../../projections/runs/runs.ts';
 import { TABLES } from '../../projections/tables/tables.ts';
 import { ColumnSchema } from '../../src/domain/columns/fields.ts';
 import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
@@ -8,9 +9,18 @@ import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
-/** The column fields of the read model under the alias `c`, for the statements joining the table. */
+/**
+ * The column fields of the read model under the alias `c`, for the statements joining the table. A
+ * column's status is `running` while a run of it has not ended (the runs read model says so), else
+ * what its stream says (`idle`).
+ */
 export const PREFIXED_COLUMN_FIELDS = COLUMN_FIELDS.split(', ')
-  .map((f) => `c.${f}`)
+  .map((f) =>
+    f === 'status'
+      ? `CASE WHEN EXISTS (SELECT 1 FROM ${RUNS} r WHERE r.column_id = c.id AND r.finished_at IS NULL)
+          THEN 'running' ELSE c.status END AS status`
+      : `c.${f}`,
+  )
   .join(', ');
 
 /**

@@ -3,18 +3,13 @@ import { ORGANIZATIONS } from '../../projections/accounts/organizations.ts';
 import { ROWS } from '../../projections/rows/rows.ts';
 import { creditsPerRow } from '../../src/credits/prices.ts';
 import { FilterObjectSchema } from '../../src/domain/columns/filter-object.ts';
-import type { RunCondition } from '../../src/domain/columns/run-condition.ts';
-import { prepareCondition, resolverFor } from '../../src/domain/rows/condition/prepare.ts';
-import { conditionSql } from '../../src/domain/rows/condition/sql.ts';
-import { isRowId } from '../../src/domain/rows/ids.ts';
 import { RowIdsSchema } from '../../src/domain/rows/schemas.ts';
-import { SqlParams } from '../../src/domain/rows/sql-params.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
-import { rowPredicate } from './predicate.ts';
+import { eligibility } from './eligibility.ts';
 import { readableColumns } from './table-columns.ts';
 
 export const EstimateBody = z
@@ -67,29 +62,11 @@ export const estimateRoute: RouteModule = (app, deps) => {
     async (request) => {
       const { tableId, columnId } = request.params;
       const principal = principalOf(request);
-      const { scope, filter, rowIds, onlyEmpty } = request.body;
       const columns = await readableColumns(deps.pool, principal, tableId);
       const column = columns.find((c) => c.id === columnId);
       if (!column) throw columnNotFound(tableId, columnId);
 
-      const params = new SqlParams();
-      const inScope = [`r.table_id = ${params.add(tableId)}`];
-      const where = scope === 'filtered' ? rowPredicate(columns, { filter }, 'body') : undefined;
-      if (where) inScope.push(`(${where(params)}) IS TRUE`);
-      if (scope === 'selected')
-        inScope.push(`r.id = ANY(${params.add([...new Set(rowIds)].filter(isRowId), 'text[]')})`);
-      const resolve = resolverFor(columns);
-      const filled = onlyEmpty
-        ? conditionSql(
-            prepareCondition(
-              { type: 'condition', columnId, operator: 'isNotEmpty', missingPolicy: 'unknown' },
-              resolve,
-            ),
-            params,
-          )
-        : 'FALSE';
-      const runCondition = column.config.runCondition as RunCondition | undefined;
-      const eligible = runCondition ? conditionSql(prepareCondition(runCondition, resolve), params) : 'TRUE';
+      const { params, inScope, filled, eligible } = eligibility(columns, column, tableId, request.body);
       const { rows } = await deps.pool.query<{
         candidates: number;
         filled: number;
@@ -100,7 +77,7 @@ export const estimateRoute: RouteModule = (app, deps) => {
                 count(*) FILTER (WHERE ${filled})::int AS filled,
                 count(*) FILTER (WHERE NOT ${filled} AND (${eligible}) IS TRUE)::int AS eligible,
                 (SELECT credit_balance FROM ${ORGANIZATIONS} WHERE organization_id = ${params.add(principal.organizationId)}) AS balance
-         FROM ${ROWS} r WHERE ${inScope.join(' AND ')}`,
+         FROM ${ROWS} r WHERE ${inScope}`,
         params.values,
       );
       const counts = rows[0]!;

@@ -1,6 +1,6 @@
 /**
  * What running a column costs, per row, in credits: the one table of prices (docs/rows.md shows the
- * same). Estimates read it now; runs will reserve and settle by it.
+ * same). Estimates read it; runs reserve and settle by it (docs/runs.md).
  */
 export const LLM_LANE_CREDITS = { very_fast: 1, fast: 2, balanced: 4, smart: 8 } as const;
 

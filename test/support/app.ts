@@ -4,10 +4,12 @@ import type { Authenticator } from '../../src/auth/scopes.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { PostgresEventStore } from '../../src/event-store/postgres.ts';
+import type { WorkerFactory } from '../../src/feature.ts';
 import { type AppDeps, buildApp, type RouteModule, type ZodApp } from '../../src/http/app.ts';
 import { createLogger } from '../../src/logger.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import type { Projection } from '../../src/projection/types.ts';
+import { Workers } from '../../src/work/workers.ts';
 import { freshDatabase, type TestDatabase } from './postgres.ts';
 import { testRegistry } from './test-streams.ts';
 
@@ -17,6 +19,8 @@ export interface AppOptions {
   authenticator?: (pool: Pool) => Authenticator;
   env?: Record<string, string>;
   clock?: () => Date;
+  /** Background workers (src/work/), started after the projections as the service starts them. */
+  workers?: readonly WorkerFactory[];
   /** Where the log lines go (stdout when not given; LOG_LEVEL is `silent` unless `env` says). */
   logTo?: DestinationStream;
   /** After each projection batch commit (the service wakes its workers there: src/service.ts). */
@@ -70,9 +74,13 @@ export async function serveApp(
   });
   const logger = createLogger(config.LOG_LEVEL, options.logTo);
   const store = new PostgresEventStore(database.pool, testRegistry);
+  let work: Workers | undefined;
   const projections = new Projections(store, database.pool, options.projections ?? [], {
     onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
-    onCommitted: () => options.onCommitted?.(),
+    onCommitted: () => {
+      work?.nudge();
+      options.onCommitted?.();
+    },
   });
   await projections.start();
   const deps: AppDeps = {
@@ -84,6 +92,15 @@ export async function serveApp(
     clock: options.clock ?? (() => new Date()),
     authenticate: options.authenticator?.(database.pool),
   };
+  if (options.workers?.length) {
+    work = new Workers(
+      database.pool,
+      options.workers.map((factory) => factory(deps)),
+      { clock: deps.clock, logger },
+    );
+    deps.work = work;
+    work.start();
+  }
   const app = await buildApp(deps, options.routes ?? []);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
@@ -93,6 +110,7 @@ export async function serveApp(
     url: `http://127.0.0.1:${port}`,
     close: async () => {
       await app.close();
+      await work?.stop();
       await projections.stop();
       await store.close();
     },

@@ -47,6 +47,16 @@ const CreditsGranted = z.object({
   reason: z.string(),
 });
 
+/**
+ * Credits a column run holds from the start (its estimate, or what the balance covers): the balance
+ * goes down at once, so concurrent runs can never spend the same credits. The run's end settles it:
+ * what its rows cost is charged (the balance stays: it was held already) and the rest comes back.
+ */
+const runCredits = z.object({ organizationId: id, runId: id, amount: z.number().int().positive() });
+const CreditsReserved = runCredits;
+const CreditsCharged = runCredits;
+const CreditsRefunded = runCredits;
+
 /** The organization of an unfinished bootstrap: nobody holds a key to it, so its credits go. */
 const OrganizationAbandoned = z.object({
   organizationId: id,
@@ -97,7 +107,14 @@ const ApiKeyRevoked = z.object({ keyId: id, organizationId: id });
 const LoginFailed = z.object({ userId: id });
 
 export const emailReservationEvents = { EmailReserved, BootstrapCompleted, EmailReleased, EmailHeldByMember };
-export const organizationEvents = { OrganizationCreated, CreditsGranted, OrganizationAbandoned };
+export const organizationEvents = {
+  OrganizationCreated,
+  CreditsGranted,
+  OrganizationAbandoned,
+  CreditsReserved,
+  CreditsCharged,
+  CreditsRefunded,
+};
 export const userEvents = { UserRegistered, UserAbandoned, MemberAdded };
 export const apiKeyEvents = { ApiKeyIssued, ApiKeyRevoked };
 export const loginEvents = { LoginFailed };

@@ -1,5 +1,6 @@
 import { accountCommands } from '../../../commands/accounts/index.ts';
 import { apiKeysProjection } from '../../../projections/accounts/api-keys.ts';
+import { creditLedgerProjection } from '../../../projections/accounts/credit-ledger.ts';
 import { organizationsProjection } from '../../../projections/accounts/organizations.ts';
 import { usersProjection } from '../../../projections/accounts/users.ts';
 import { accountQueries } from '../../../queries/accounts/index.ts';
@@ -12,5 +13,5 @@ export const accountsFeature: Feature = {
   streams: accountStreams,
   commands: accountCommands,
   queries: accountQueries,
-  projections: [apiKeysProjection, organizationsProjection, usersProjection],
+  projections: [apiKeysProjection, organizationsProjection, usersProjection, creditLedgerProjection],
 };

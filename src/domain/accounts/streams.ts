@@ -99,6 +99,12 @@ export const organizationStream = defineStream({
         return { ...state, balance: state.balance + event.data.amount };
       case 'OrganizationAbandoned':
         return { ...state, abandoned: true, balance: 0 };
+      case 'CreditsReserved':
+        return { ...state, balance: state.balance - event.data.amount };
+      case 'CreditsCharged':
+        return state;
+      case 'CreditsRefunded':
+        return { ...state, balance: state.balance + event.data.amount };
       default: {
         const never: never = event;
         return never;

@@ -8,7 +8,8 @@ import { z } from 'zod';
 export const COLUMN_KINDS = ['input', 'enrichment', 'formula', 'action'] as const;
 export const DATA_TYPES = ['text', 'number', 'boolean', 'date', 'url', 'email', 'json'] as const;
 export const ORIGINS = ['api', 'ui', 'import', 'system'] as const;
-export const STATUSES = ['idle'] as const;
+/** `running` while a run of the column has not ended (the runs read model); `idle` otherwise. */
+export const STATUSES = ['idle', 'running'] as const;
 export const AUTO_RUN = ['never', 'onInsert', 'onSourceUpdate'] as const;
 
 export type ColumnKind = (typeof COLUMN_KINDS)[number];

@@ -14,6 +14,19 @@ const cells = z.record(z.string(), z.unknown());
 /** The status a write gives the cells of non-input columns it touches (input columns have none). */
 const statuses = z.record(z.string(), z.enum(CELL_STATUSES));
 
+/**
+ * A change's statuses may say more: which run wrote the cell, and the row's error when it failed
+ * (`{ status, error?, runId? }`, as the rows API shows a cell status). Plain values are the older form.
+ */
+const changedStatuses = z.record(
+  z.string(),
+  z.union([
+    z.enum(CELL_STATUSES),
+    z.object({ status: z.enum(CELL_STATUSES), error: z.string().optional(), runId: z.string().optional() }),
+  ]),
+);
+export type ChangedStatus = z.infer<typeof changedStatuses>[string];
+
 /** An insert batch, in its own stream: every row it created, in the order sent. */
 const RowsInserted = z.object({
   tableId: z.string(),
@@ -27,7 +40,7 @@ const RowCellsChanged = z.object({
   tableId: z.string(),
   rowId: z.string(),
   cells: z.record(z.string(), z.unknown()),
-  statuses,
+  statuses: changedStatuses,
   at: z.string(),
 });
 

@@ -1,5 +1,5 @@
 import { defineStream } from '../../stream.ts';
-import type { CellStatusValue, InsertedRow, RowEvent } from './events.ts';
+import type { CellStatusValue, ChangedStatus, InsertedRow, RowEvent } from './events.ts';
 import { rowBatchEvents, rowEvents } from './events.ts';
 
 export interface CellStatus {
@@ -33,10 +33,15 @@ export const initialRowState = (): RowState => ({
 });
 
 export const statusesAt = (
-  statuses: Record<string, CellStatusValue>,
+  statuses: Readonly<Record<string, CellStatusValue | ChangedStatus>>,
   at: string,
 ): Record<string, CellStatus> =>
-  Object.fromEntries(Object.entries(statuses).map(([id, status]) => [id, { status, updatedAt: at }]));
+  Object.fromEntries(
+    Object.entries(statuses).map(([id, status]) => [
+      id,
+      typeof status === 'string' ? { status, updatedAt: at } : { ...status, updatedAt: at },
+    ]),
+  );
 
 /** A row as its insert batch left it: what its own stream's events fold onto. */
 export const insertedRow = (tableId: string, row: InsertedRow, at: string): RowState => ({

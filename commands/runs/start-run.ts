@@ -1,0 +1,122 @@
+import { ROWS } from '../../projections/rows/rows.ts';
+import { runsProjection } from '../../projections/runs/runs.ts';
+import { eligibility, type RunScope } from '../../queries/rows/eligibility.ts';
+import { readableColumns } from '../../queries/rows/table-columns.ts';
+import type { Principal } from '../../src/auth/scopes.ts';
+import { handleCommand } from '../../src/command.ts';
+import { creditsPerRow } from '../../src/credits/prices.ts';
+import { organizationStream } from '../../src/domain/accounts/streams.ts';
+import { reserveCredits } from '../../src/domain/runs/credits.ts';
+import type { RunCreatedData, RunTrigger } from '../../src/domain/runs/events.ts';
+import { runConcurrency } from '../../src/domain/runs/executors/index.ts';
+import { queuedAppend, recordAll } from '../../src/domain/runs/record.ts';
+import { claimColumn, columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
+import { columnNotFound } from '../../src/domain/tables/access.ts';
+import { AppError } from '../../src/errors.ts';
+import type { EventMetadata, Position } from '../../src/event-store/port.ts';
+import type { AppDeps } from '../../src/http/app.ts';
+import { readYourWrites } from '../../src/http/commands.ts';
+import { randomId } from '../../src/ids.ts';
+import { activeRunOf } from './stop-run.ts';
+
+export interface StartRun {
+  organizationId: string;
+  tableId: string;
+  columnId: string;
+  /** Which rows: the estimate's body (scope, filter, rowIds, onlyEmpty). */
+  scope: RunScope;
+  trigger: RunTrigger;
+  /** Who asked (a request's metadata; auto-run names its cause). */
+  metadata: EventMetadata;
+}
+
+/**
+ * Starts a run of a column: the rows the estimate would count, a claim on the column (one run at a
+ * time: 409 `run_in_progress`), the credits reserved (402 `insufficient_credits` when not one row is
+ * covered), then the run's start event. The reactor turns that into one work item per row. Used by
+ * the run route and by auto-run.
+ */
+export async function startRun(
+  deps: AppDeps,
+  input: StartRun,
+): Promise<{ run: RunCreatedData; position?: Position }> {
+  const { organizationId, tableId, columnId, scope, trigger, metadata } = input;
+  const now = deps.clock();
+  const principal = { organizationId } as Principal;
+  const columns = await readableColumns(deps.pool, principal, tableId);
+  const column = columns.find((c) => c.id === columnId);
+  if (!column) throw columnNotFound(tableId, columnId);
+  if (typeof column.config.provider !== 'string') {
+    throw new AppError(
+      'column_not_runnable',
+      `Column ${column.key} has no provider: there is nothing to run.`,
+    );
+  }
+  const { params, inScope, filled, eligible } = eligibility(columns, column, tableId, scope);
+  const { rows } = await deps.pool.query<{ id: string }>(
+    `SELECT r.id FROM ${ROWS} r WHERE ${inScope} AND NOT ${filled} AND (${eligible}) IS TRUE ORDER BY r.id`,
+    params.values,
+  );
+  const eligibleIds = rows.map((r) => r.id);
+  const runId = randomId('run');
+  const lock = columnRunStream.name(tableId, columnId);
+  await activeRunOf(deps, tableId, columnId); // releases a claim left by a start that died
+  await handleCommand({
+    store: deps.store,
+    stream: lock,
+    decider: claimColumn,
+    command: { tableId, columnId, runId },
+    metadata,
+    now,
+  });
+  const perRow = creditsPerRow(column.config);
+  let reserved = 0;
+  try {
+    const reservation = await handleCommand({
+      store: deps.store,
+      stream: organizationStream.name(organizationId),
+      decider: reserveCredits,
+      command: { organizationId, runId, rows: eligibleIds.length, creditsPerRow: perRow },
+      metadata,
+      now,
+      maxRetries: 200,
+    });
+    for (const e of reservation.events) if (e.type === 'CreditsReserved') reserved = e.data.amount;
+  } catch (error) {
+    await deps.store.append(lock, [
+      { id: eventIdOf('release', runId), type: 'ColumnRunReleased', data: { tableId, columnId, runId } },
+    ]);
+    throw error;
+  }
+  const funded = perRow === 0 ? eligibleIds.length : reserved / perRow;
+  const run: RunCreatedData = {
+    runId,
+    organizationId,
+    tableId,
+    columnId,
+    column: { id: column.id, key: column.key, dataType: column.dataType, config: column.config },
+    trigger,
+    rowIds: eligibleIds.slice(0, funded),
+    unfundedRowIds: eligibleIds.slice(funded),
+    creditsPerRow: perRow,
+    reserved,
+    concurrency: runConcurrency(column.config),
+    at: now.toISOString(),
+  };
+  const appended = await deps.store.append(
+    runStream.name(runId),
+    [{ id: eventIdOf('created', runId), type: 'RunCreated', data: run, metadata }],
+    { expectedRevision: 'no_stream' },
+  );
+  // The cells show `queued` before any row starts; the unfunded ones are skipped in the run's read model.
+  const at = run.at;
+  await recordAll(
+    deps.store,
+    run.rowIds.flatMap((rowId) => queuedAppend({ runId, tableId, columnId, rowId, at })),
+  );
+  return { run, position: appended.position };
+}
+
+/** Waits (bounded) until the runs read model shows what was appended, so a GET right after shows it. */
+export const runVisible = (deps: AppDeps, position: Position | undefined) =>
+  readYourWrites(deps, position, [runsProjection]);

@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+import type { Column } from '../../src/domain/columns/fields.ts';
+import type { RunCondition } from '../../src/domain/columns/run-condition.ts';
+import { prepareCondition, resolverFor } from '../../src/domain/rows/condition/prepare.ts';
+import { conditionSql } from '../../src/domain/rows/condition/sql.ts';
+import { isRowId } from '../../src/domain/rows/ids.ts';
+import { SqlParams } from '../../src/domain/rows/sql-params.ts';
+import type { EstimateBody } from './estimate.ts';
+import { rowPredicate } from './predicate.ts';
+
+export type RunScope = z.infer<typeof EstimateBody>;
+
+/**
+ * Which rows a run of `column` takes, as SQL over the rows read model (`r`): the estimate counts them
+ * and a run lists them, from this one definition. `inScope`: the rows the scope names; `filled`: those
+ * onlyEmpty leaves out (their cell holds a value); `eligible`: the column's runCondition (true only).
+ */
+export function eligibility(
+  columns: readonly Column[],
+  column: Column,
+  tableId: string,
+  scope: RunScope,
+): { params: SqlParams; inScope: string; filled: string; eligible: string } {
+  const params = new SqlParams();
+  const inScope = [`r.table_id = ${params.add(tableId)}`];
+  const where =
+    scope.scope === 'filtered' ? rowPredicate(columns, { filter: scope.filter }, 'body') : undefined;
+  if (where) inScope.push(`(${where(params)}) IS TRUE`);
+  if (scope.scope === 'selected')
+    inScope.push(`r.id = ANY(${params.add([...new Set(scope.rowIds)].filter(isRowId), 'text[]')})`);
+  const resolve = resolverFor(columns);
+  const filled = scope.onlyEmpty
+    ? conditionSql(
+        prepareCondition(
+          { type: 'condition', columnId: column.id, operator: 'isNotEmpty', missingPolicy: 'unknown' },
+          resolve,
+        ),
+        params,
+      )
+    : 'FALSE';
+  const runCondition = column.config.runCondition as RunCondition | undefined;
+  const eligible = runCondition ? conditionSql(prepareCondition(runCondition, resolve), params) : 'TRUE';
+  return { params, inScope: inScope.join(' AND '), filled, eligible };
+}

@@ -1,0 +1,77 @@
+import { AppError } from '../../errors.ts';
+import type { EventStore } from '../../event-store/port.ts';
+import { organizationStream } from '../accounts/streams.ts';
+import { NOTHING_DONE_CODES, SKIP_CODES } from './executors/index.ts';
+import { eventIdOf } from './run-state.ts';
+
+export interface ReserveCredits {
+  organizationId: string;
+  runId: string;
+  /** Eligible rows of the run. */
+  rows: number;
+  creditsPerRow: number;
+}
+
+/**
+ * A run's reservation, decided on the organization stream with the revision read (a concurrent grant,
+ * reservation or refund makes it decide again), so the balance can never go below zero. It holds what
+ * the balance covers of the estimate, whole rows only: all rows when it can, fewer when it cannot (the
+ * rest are skipped as `insufficient_credits`), and refuses with 402 when not even one row is covered.
+ */
+export const reserveCredits = organizationStream.decider((command: ReserveCredits, state) => {
+  const { organizationId, runId, rows, creditsPerRow } = command;
+  if (!state.exists || state.abandoned) throw new AppError('not_found', `No organization ${organizationId}.`);
+  if (rows === 0 || creditsPerRow === 0) return [];
+  const covered = Math.min(rows, Math.floor(Math.max(0, state.balance) / creditsPerRow));
+  if (covered === 0) {
+    throw new AppError(
+      'insufficient_credits',
+      `The balance (${state.balance}) does not cover one row (${creditsPerRow} credits).`,
+      { balance: state.balance, creditsPerRow },
+    );
+  }
+  return [{ type: 'CreditsReserved', data: { organizationId, runId, amount: covered * creditsPerRow } }];
+});
+
+/**
+ * A run's settlement: what its rows cost is charged and the rest of the reservation comes back. Ids
+ * from the run make a repeat (the run's end worked twice) a no-op; the append needs no expected
+ * revision: a charge moves nothing and a refund only adds, so no decision can be undone by it.
+ */
+export async function settleCredits(
+  store: EventStore,
+  settlement: { organizationId: string; runId: string; charged: number; refunded: number },
+): Promise<void> {
+  const { organizationId, runId, charged, refunded } = settlement;
+  const events = [
+    ...(charged > 0
+      ? [
+          {
+            id: eventIdOf('charge', runId),
+            type: 'CreditsCharged',
+            data: { organizationId, runId, amount: charged },
+          },
+        ]
+      : []),
+    ...(refunded > 0
+      ? [
+          {
+            id: eventIdOf('refund', runId),
+            type: 'CreditsRefunded',
+            data: { organizationId, runId, amount: refunded },
+          },
+        ]
+      : []),
+  ];
+  if (events.length > 0) await store.append(organizationStream.name(organizationId), events);
+}
+
+/**
+ * What one row costs: the price per row when the provider was called (a success or its error);
+ * nothing when the executor says nothing was sent or written, the row was skipped, or the executor
+ * broke (`internal`: our fault, not the customer's).
+ */
+export const rowCharge = (creditsPerRow: number, error: { code: string } | null) =>
+  error && (NOTHING_DONE_CODES.has(error.code) || SKIP_CODES.has(error.code) || error.code === 'internal')
+    ? 0
+    : creditsPerRow;

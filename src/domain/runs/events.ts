@@ -1,0 +1,88 @@
+import { z } from 'zod';
+import type { EventsOf } from '../../stream.ts';
+
+/**
+ * The events of column runs. A run's own stream (`run-<runId>`) holds its start, one started and one
+ * finished event per row (each with an id derived from the run and the row, so a row worked twice after
+ * a crash records once), a stop request and its end. The column's run lock (`columnrun-<table>.<column>`)
+ * says which run, if any, holds the column: at most one at a time.
+ */
+const id = z.string().min(1);
+
+export const RUN_TRIGGERS = ['manual', 'onInsert', 'onSourceUpdate'] as const;
+export type RunTrigger = (typeof RUN_TRIGGERS)[number];
+
+export const FINAL_RUN_STATUSES = ['succeeded', 'partially_succeeded', 'failed', 'stopped'] as const;
+export const RUN_STATUSES = ['queued', 'running', 'stopping', ...FINAL_RUN_STATUSES] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export const ROW_OUTCOMES = ['succeeded', 'failed', 'skipped'] as const;
+
+const RunColumnSnapshot = z.object({
+  id,
+  key: z.string(),
+  dataType: z.string(),
+  config: z.record(z.string(), z.unknown()),
+});
+
+const RunCreated = z.object({
+  runId: id,
+  organizationId: id,
+  tableId: id,
+  columnId: id,
+  /** The column as it was when the run started: every row runs with this config. */
+  column: RunColumnSnapshot,
+  trigger: z.enum(RUN_TRIGGERS),
+  /** The rows to run, in row order. */
+  rowIds: z.array(id),
+  /** Eligible rows the reservation could not cover: skipped from the start (`insufficient_credits`). */
+  unfundedRowIds: z.array(id),
+  creditsPerRow: z.number().int().nonnegative(),
+  reserved: z.number().int().nonnegative(),
+  /** Rows of this run worked at once, across every process. */
+  concurrency: z.number().int().positive(),
+  at: z.string(),
+});
+
+const RunRowStarted = z.object({ runId: id, rowId: id, at: z.string() });
+
+const RowError = z.object({ code: z.string(), message: z.string() });
+const RowMeta = z.object({
+  httpStatus: z.number().int().optional(),
+  durationMs: z.number().nonnegative(),
+  attempts: z.number().int().nonnegative(),
+});
+
+const RunRowFinished = z.object({
+  runId: id,
+  rowId: id,
+  outcome: z.enum(ROW_OUTCOMES),
+  error: RowError.nullable(),
+  meta: RowMeta.nullable(),
+  /** Credits this row cost: the price per row when the provider was called, else 0. */
+  charged: z.number().int().nonnegative(),
+  at: z.string(),
+});
+
+const RunStopRequested = z.object({ runId: id, at: z.string() });
+
+const RunFinished = z.object({
+  runId: id,
+  status: z.enum(FINAL_RUN_STATUSES),
+  charged: z.number().int().nonnegative(),
+  refunded: z.number().int().nonnegative(),
+  error: z.string().nullable(),
+  at: z.string(),
+});
+
+const ColumnRunClaimed = z.object({ tableId: id, columnId: id, runId: id });
+const ColumnRunReleased = z.object({ tableId: id, columnId: id, runId: id });
+
+export const runEvents = { RunCreated, RunRowStarted, RunRowFinished, RunStopRequested, RunFinished };
+export const columnRunEvents = { ColumnRunClaimed, ColumnRunReleased };
+
+export type RunEvent = EventsOf<typeof runEvents>;
+export type ColumnRunEvent = EventsOf<typeof columnRunEvents>;
+export type RunCreatedData = z.infer<typeof RunCreated>;
+export type RunRowFinishedData = z.infer<typeof RunRowFinished>;
+export type RunFinishedData = z.infer<typeof RunFinished>;

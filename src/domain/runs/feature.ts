@@ -1,0 +1,19 @@
+import { runCommands } from '../../../commands/runs/index.ts';
+import { runReactor } from '../../../projections/runs/run-reactor.ts';
+import { runsProjection } from '../../../projections/runs/runs.ts';
+import { runQueries } from '../../../queries/runs/index.ts';
+import type { Feature } from '../../feature.ts';
+import { executorDepsFrom, executorsFrom } from './executors/index.ts';
+import { runFinishWorker } from './finish-worker.ts';
+import { runRowWorker } from './row-worker.ts';
+import { columnRunStream, runStream } from './run-state.ts';
+
+/** Column runs: durable jobs over a column's eligible rows, with credits reserved and settled. */
+export const runsFeature: Feature = {
+  name: 'runs',
+  streams: [runStream, columnRunStream],
+  commands: runCommands,
+  queries: runQueries,
+  projections: [runsProjection, runReactor],
+  workers: [runRowWorker((deps) => executorsFrom(executorDepsFrom(deps))), runFinishWorker],
+};

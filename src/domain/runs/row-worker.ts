@@ -1,0 +1,161 @@
+import { COLUMNS, type ColumnRow } from '../../../projections/columns/columns.ts';
+import { ROWS } from '../../../projections/rows/rows.ts';
+import { loadState } from '../../command.ts';
+import { AppError } from '../../errors.ts';
+import type { WorkerFactory } from '../../feature.ts';
+import type { AppDeps } from '../../http/app.ts';
+import { MAX_THROWS } from '../../work/worker.ts';
+import { secretsFor } from '../secrets/vault.ts';
+import { rowCharge } from './credits.ts';
+import type { RunCreatedData, RunRowFinishedData } from './events.ts';
+import type { ExecutionOutcome, Executor, RowWriter, RunColumn } from './executor.ts';
+import { SKIP_CODES } from './executors/index.ts';
+import { finishedAppends, type RowStep, record, startedAppends } from './record.ts';
+import { RUN_ROW, rowIdempotencyKey, runStream } from './run-state.ts';
+
+/** Picks the executor of a column's provider (src/domain/runs/executors/: `executorsFrom`). */
+export type ExecutorFor = (config: Readonly<Record<string, unknown>>) => Executor;
+
+/** Rows of one process's run-row worker at once; each run's own concurrency holds across processes. */
+const ROWS_AT_ONCE = 64;
+/**
+ * How long a row stays with a process that stops renewing it: after a crash, its rows in flight are
+ * worked again this long after (renewed every third of it while the row runs, so a call taking
+ * minutes keeps its row).
+ */
+export const ROW_LEASE_MS = 10_000;
+
+/** The table's columns as a run's executor sees them (for mappings that name other columns), per run. */
+const columnCache = new Map<string, Promise<RunColumn[]>>();
+
+async function tableColumns(deps: AppDeps, run: RunCreatedData): Promise<RunColumn[]> {
+  let columns = columnCache.get(run.runId);
+  if (!columns) {
+    columns = deps.pool
+      .query<ColumnRow>(`SELECT id, key, data_type, config FROM ${COLUMNS} WHERE table_id = $1`, [
+        run.tableId,
+      ])
+      .then(({ rows }) =>
+        rows.map((c) => ({ id: c.id, key: c.key, dataType: c.data_type, config: c.config })),
+      );
+    columnCache.set(run.runId, columns);
+    if (columnCache.size > 100) columnCache.delete(columnCache.keys().next().value!);
+  }
+  return columns;
+}
+
+/** Writes into other tables are the sync executor's; until it wires the rows commands, they refuse. */
+const noRowWriter: RowWriter = {
+  insert: async () => {
+    throw new Error('writing rows from a run is not wired yet');
+  },
+};
+
+const finished = (
+  step: RowStep,
+  run: RunCreatedData,
+  outcome: ExecutionOutcome | { skipped: { code: string; message: string } },
+): RunRowFinishedData => {
+  const base = { runId: step.runId, rowId: step.rowId, at: step.at };
+  if ('skipped' in outcome)
+    return { ...base, outcome: 'skipped', error: outcome.skipped, meta: null, charged: 0 };
+  const error = outcome.ok ? null : outcome.error;
+  return {
+    ...base,
+    outcome: outcome.ok ? 'succeeded' : SKIP_CODES.has(outcome.error.code) ? 'skipped' : 'failed',
+    error,
+    meta: outcome.meta,
+    charged: rowCharge(run.creditsPerRow, error),
+  };
+};
+
+/**
+ * One row of a run: skipped when the run was asked to stop before it started, else started, handed to
+ * the column's executor, and its result recorded on the run and in the cell. Every event's id comes
+ * from the run and the row, so a row worked again (its holder died mid-call) records once; its call,
+ * repeated, carries the same Idempotency-Key.
+ */
+export const runRowWorker =
+  (executorsOf: (deps: AppDeps) => ExecutorFor): WorkerFactory =>
+  (deps) => {
+    const executorFor = executorsOf(deps);
+    return {
+      kind: RUN_ROW,
+      concurrency: ROWS_AT_ONCE,
+      leaseMs: ROW_LEASE_MS,
+      async handle(item, signal) {
+        const { runId, rowId, tableId } = item.payload as { runId: string; rowId: string; tableId: string };
+        // The run's state (stopped?) and the row's cells in one go: each is a round trip.
+        const [{ state }, stored] = await Promise.all([
+          loadState(deps.store, runStream.name(runId), runStream),
+          deps.pool.query<{ cells: Record<string, unknown> }>(
+            `SELECT cells FROM ${ROWS} WHERE table_id = $1 AND id = $2`,
+            [tableId, rowId],
+          ),
+        ]);
+        const run = state.created;
+        if (!run) return { status: 'dead', error: `no run ${runId}` };
+        const step: RowStep = { runId, tableId: run.tableId, columnId: run.columnId, rowId, at: '' };
+        const at = () => deps.clock().toISOString();
+        try {
+          if (state.stopRequestedAt || state.finished) {
+            step.at = at();
+            const skipped = { code: 'run_stopped', message: 'the run was stopped before this row started' };
+            await record(deps.store, finishedAppends(step, finished(step, run, { skipped })));
+            return { status: 'done' };
+          }
+          await record(deps.store, startedAppends({ ...step, at: at() }));
+          const columns = await tableColumns(deps, run);
+          let outcome: ExecutionOutcome | { skipped: { code: string; message: string } };
+          const row = stored.rows[0];
+          if (!row) outcome = { skipped: { code: 'row_not_found', message: 'the row was deleted' } };
+          else {
+            const keyOf = new Map(columns.map((c) => [c.id, c.key]));
+            const cells = Object.fromEntries(
+              Object.entries(row.cells).flatMap(([id, value]) =>
+                keyOf.has(id) ? [[keyOf.get(id)!, value]] : [],
+              ),
+            );
+            outcome = await executorFor(run.column.config)({
+              organizationId: run.organizationId,
+              tableId: run.tableId,
+              runId,
+              column: run.column,
+              row: { id: rowId, cells },
+              columns,
+              idempotencyKey: rowIdempotencyKey(runId, rowId),
+              resolveSecret: (name) =>
+                secretsFor(deps)
+                  .resolveSecret(run.organizationId, name)
+                  .catch((error) => {
+                    if (error instanceof AppError && error.code === 'not_found') return undefined;
+                    throw error;
+                  }),
+              rows: noRowWriter,
+              signal,
+              now: deps.clock,
+            });
+          }
+          // Shutting down or the lease lost: nothing is recorded, the row is worked again (same key).
+          if (signal.aborted) throw signal.reason ?? new Error('aborted');
+          step.at = at();
+          const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
+          await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
+          return { status: 'done' };
+        } catch (error) {
+          // A bug or an outage: the worker retries the row; its last attempt records `internal`, so that
+          // the run can end (a row that never records a result would keep its run from ending).
+          if (item.attempts < MAX_THROWS || signal.aborted) throw error;
+          step.at = at();
+          const message = error instanceof Error ? error.message : String(error);
+          const broken = {
+            ok: false as const,
+            error: { code: 'internal', message },
+            meta: { durationMs: 0, attempts: item.attempts },
+          };
+          await record(deps.store, finishedAppends(step, finished(step, run, broken)));
+          return { status: 'done' };
+        }
+      },
+    };
+  };
