@@ -1,4 +1,5 @@
 import { accountsFeature } from './domain/accounts/feature.ts';
+import { autorunFeature } from './domain/autorun/feature.ts';
 import { columnsFeature } from './domain/columns/feature.ts';
 import { contentFeature } from './domain/content/feature.ts';
 import { leadsFeature } from './domain/leads/feature.ts';
@@ -27,6 +28,7 @@ export const features: readonly Feature[] = [
   promptsFeature,
   rowsFeature,
   runsFeature,
+  autorunFeature,
   leadsFeature,
   sequencesFeature,
   webhooksFeature,

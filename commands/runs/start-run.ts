@@ -28,6 +28,11 @@ export interface StartRun {
   trigger: RunTrigger;
   /** Who asked (a request's metadata; auto-run names its cause). */
   metadata: EventMetadata;
+  /**
+   * A run id chosen by the caller, so that asking again starts nothing new (auto-run derives it from
+   * its work item). Absent: a new id.
+   */
+  runId?: string;
 }
 
 /**
@@ -41,6 +46,11 @@ export async function startRun(
   input: StartRun,
 ): Promise<{ run: RunCreatedData; position?: Position }> {
   const { organizationId, tableId, columnId, scope, trigger, metadata } = input;
+  if (input.runId) {
+    // A start asked for again (auto-run's worker after a crash): the run it made, if it got that far.
+    const [created] = await deps.store.readStream(runStream.name(input.runId), { limit: 1 });
+    if (created?.type === 'RunCreated') return { run: created.data as RunCreatedData, position: created.position };
+  }
   const now = deps.clock();
   const principal = { organizationId } as Principal;
   const columns = await readableColumns(deps.pool, principal, tableId);
@@ -58,7 +68,7 @@ export async function startRun(
     params.values,
   );
   const eligibleIds = rows.map((r) => r.id);
-  const runId = randomId('run');
+  const runId = input.runId ?? randomId('run');
   const lock = columnRunStream.name(tableId, columnId);
   await activeRunOf(deps, tableId, columnId); // releases a claim left by a start that died
   await handleCommand({

@@ -25,13 +25,25 @@ export async function createColumns(
   target: Target,
   apiKey: string,
   tableId: string,
-  columns: Record<string, string | { dataType: string; kind?: string; config?: object }>,
+  columns: Record<string, string | { dataType: string; kind?: string; config?: object; autoRun?: string }>,
   // biome-ignore lint/suspicious/noExplicitAny: columns are arbitrary JSON that tests pick apart
 ): Promise<Record<string, any>> {
   const made: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(columns)) {
-    const { dataType, kind = 'input', config } = typeof spec === 'string' ? { dataType: spec } : spec;
-    made[key] = await createColumn(target, apiKey, tableId, { label: key, key, kind, dataType, config });
+    const {
+      dataType,
+      kind = 'input',
+      config,
+      autoRun,
+    } = typeof spec === 'string' ? { dataType: spec } : spec;
+    made[key] = await createColumn(target, apiKey, tableId, {
+      label: key,
+      key,
+      kind,
+      dataType,
+      config,
+      autoRun,
+    });
   }
   // biome-ignore lint/suspicious/noExplicitAny: as above
   return made as Record<string, any>;

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
+import { jsonArgument } from '../arguments.ts';
 import { UsageError } from '../errors.ts';
 import { clientFor } from '../http.ts';
 import { emit, formatRecord, formatTable } from '../output.ts';
 import { fetchPages, type PageOptions, pageOptions, withMore } from '../pages.ts';
-import { jsonArgument } from './columns.ts';
 
 interface Sequence {
   id: string;

@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { startRun } from '../../../commands/runs/start-run.ts';
 import { AUTORUN_KIND, AUTORUN_PENDING, pendingLock } from '../../../projections/autorun/autorun.ts';
 import { rowsProjection } from '../../../projections/rows/rows.ts';
 import { inTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { WorkerFactory } from '../../feature.ts';
+import { derivedId } from '../../ids.ts';
 import type { Outcome } from '../../work/worker.ts';
 
 /** Rows one auto-run takes at most (a run's selected rows are bounded like an insert batch). */
@@ -44,9 +44,10 @@ export const autorunWorker: WorkerFactory = (deps) => ({
         // Under the reactor's lock: none pending now, and any added after this will come with an item.
         const empty = await inTransaction(deps.pool, async (tx) => {
           await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [pendingLock(columnId)]);
-          const { rows: left } = await tx.query(`SELECT 1 FROM ${AUTORUN_PENDING} WHERE column_id = $1 LIMIT 1`, [
-            columnId,
-          ]);
+          const { rows: left } = await tx.query(
+            `SELECT 1 FROM ${AUTORUN_PENDING} WHERE column_id = $1 LIMIT 1`,
+            [columnId],
+          );
           return left.length === 0;
         });
         if (empty) return { status: 'done' };
@@ -63,7 +64,7 @@ export const autorunWorker: WorkerFactory = (deps) => ({
       );
       try {
         await startRun(deps, {
-          runId: `run_${createHash('sha256').update(`${item.id}:${first.seq}`).digest('hex').slice(0, 26)}`,
+          runId: derivedId('run', `${item.id}:${first.seq}`),
           organizationId: first.organization_id,
           tableId: first.table_id,
           columnId,
@@ -80,10 +81,10 @@ export const autorunWorker: WorkerFactory = (deps) => ({
         // these rows are not run (insufficient_credits is logged; the estimate shows the balance).
         deps.logger.warn({ columnId, code: error.code }, 'auto-run rows dropped');
       }
-      await deps.pool.query(`DELETE FROM ${AUTORUN_PENDING} WHERE column_id = $1 AND seq = ANY($2::bigint[])`, [
-        columnId,
-        taken.map((r) => r.seq),
-      ]);
+      await deps.pool.query(
+        `DELETE FROM ${AUTORUN_PENDING} WHERE column_id = $1 AND seq = ANY($2::bigint[])`,
+        [columnId, taken.map((r) => r.seq)],
+      );
     }
   },
 });
