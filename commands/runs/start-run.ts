@@ -49,7 +49,8 @@ export async function startRun(
   if (input.runId) {
     // A start asked for again (auto-run's worker after a crash): the run it made, if it got that far.
     const [created] = await deps.store.readStream(runStream.name(input.runId), { limit: 1 });
-    if (created?.type === 'RunCreated') return { run: created.data as RunCreatedData, position: created.position };
+    if (created?.type === 'RunCreated')
+      return { run: created.data as RunCreatedData, position: created.position };
   }
   const now = deps.clock();
   const principal = { organizationId } as Principal;

@@ -1,10 +1,10 @@
+import type { PoolClient } from '../../src/db/pool.ts';
 import { mergeConfig } from '../../src/domain/columns/config-merge.ts';
 import type { ColumnEvent } from '../../src/domain/columns/events.ts';
 import type { AutoRun } from '../../src/domain/columns/fields.ts';
 import { columnsRead, type TriggerColumn } from '../../src/domain/columns/retrigger-cycle.ts';
 import type { RowBatchEvent, RowEvent } from '../../src/domain/rows/events.ts';
 import type { TableEvent } from '../../src/domain/tables/events.ts';
-import type { PoolClient } from '../../src/db/pool.ts';
 import type { Projection, RecordedOf } from '../../src/projection/types.ts';
 import { enqueue } from '../../src/work/queue.ts';
 
@@ -159,7 +159,8 @@ export const autorunReactor: Projection<Handled extends RecordedOf<infer E> ? E 
           for (const column of all) {
             if (column.autoRun !== 'onSourceUpdate' || !isComputed(column)) continue;
             const sources = columnsRead(column, all);
-            if ([...sources].some((id) => changed.has(id))) ask(event, column, event.data.rowId, 'onSourceUpdate');
+            if ([...sources].some((id) => changed.has(id)))
+              ask(event, column, event.data.rowId, 'onSourceUpdate');
           }
           break;
         }
@@ -181,7 +182,11 @@ const isComputed = (column: TriggerColumn) => typeof column.config.provider === 
 const columnsOf = (columns: Map<string, AutoColumn>, tableId: string) =>
   [...columns.values()].filter((c) => c.tableId === tableId);
 
-async function loadOrganizations(tx: PoolClient, t: string, tableIds: string[]): Promise<Map<string, string>> {
+async function loadOrganizations(
+  tx: PoolClient,
+  t: string,
+  tableIds: string[],
+): Promise<Map<string, string>> {
   const { rows } = await tx.query<{ table_id: string; organization_id: string }>(
     `SELECT table_id, organization_id FROM ${t} WHERE table_id = ANY($1)`,
     [tableIds],
@@ -237,7 +242,17 @@ async function saveColumns(
      SELECT id, table_id, key, auto_run, config FROM json_to_recordset($1::json)
        AS r(id text, table_id text, key text, auto_run text, config jsonb)
      ON CONFLICT (column_id) DO UPDATE SET key = EXCLUDED.key, auto_run = EXCLUDED.auto_run, config = EXCLUDED.config`,
-    [JSON.stringify(rows.map((c) => ({ id: c.id, table_id: c.tableId, key: c.key, auto_run: c.autoRun, config: c.config })))],
+    [
+      JSON.stringify(
+        rows.map((c) => ({
+          id: c.id,
+          table_id: c.tableId,
+          key: c.key,
+          auto_run: c.autoRun,
+          config: c.config,
+        })),
+      ),
+    ],
   );
 }
 
@@ -259,7 +274,17 @@ async function addPending(tx: PoolClient, t: string, pending: Pending[]): Promis
        ON CONFLICT (column_id, row_id, trigger) DO UPDATE
          SET commit_position = greatest(${t}.commit_position, EXCLUDED.commit_position),
              prepare_position = greatest(${t}.prepare_position, EXCLUDED.prepare_position)`,
-      [JSON.stringify(rows.map((r) => ({ ...r, organization_id: r.organizationId, table_id: r.tableId, column_id: r.columnId, row_id: r.rowId })))],
+      [
+        JSON.stringify(
+          rows.map((r) => ({
+            ...r,
+            organization_id: r.organizationId,
+            table_id: r.tableId,
+            column_id: r.columnId,
+            row_id: r.rowId,
+          })),
+        ),
+      ],
     );
     if (before.length > 0) continue;
     const first = rows[0]!;

@@ -68,6 +68,10 @@ const RunStopRequested = z.object({ runId: id, at: z.string() });
 
 const RunFinished = z.object({
   runId: id,
+  /** Who and what the run was for (webhooks' run.completed needs them; absent in early events). */
+  organizationId: id.optional(),
+  tableId: id.optional(),
+  columnId: id.optional(),
   status: z.enum(FINAL_RUN_STATUSES),
   charged: z.number().int().nonnegative(),
   refunded: z.number().int().nonnegative(),

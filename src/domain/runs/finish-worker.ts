@@ -53,6 +53,9 @@ export const runFinishWorker: WorkerFactory = (deps) => ({
       const charged = [...outcomes.values()].reduce((sum, r) => sum + r.charged, 0);
       done = {
         runId,
+        organizationId: run.organizationId,
+        tableId: run.tableId,
+        columnId: run.columnId,
         ...finalStatus(counts, stopped),
         charged,
         refunded: run.reserved - charged,

@@ -2,11 +2,12 @@ import { z } from 'zod';
 import type { ColumnEvent } from '../columns/events.ts';
 import type { ArticleSyncedData } from '../content/article.ts';
 import type { RowBatchEvent, RowEvent } from '../rows/events.ts';
+import type { RunEvent } from '../runs/events.ts';
 import type { TableEvent } from '../tables/events.ts';
 import type { WebhookEvent } from './events.ts';
 
 /** The internal events the catalogue reads, by type. */
-type Internal = TableEvent | ColumnEvent | RowEvent | RowBatchEvent | WebhookEvent | ArticleEvent;
+type Internal = TableEvent | ColumnEvent | RowEvent | RowBatchEvent | RunEvent | WebhookEvent | ArticleEvent;
 type ArticleEvent = { type: 'ArticleSynced'; data: ArticleSyncedData };
 type DataOf<T extends Internal['type']> = Extract<Internal, { type: T }>['data'];
 
@@ -54,10 +55,7 @@ const TableIds = z.object({ tableId: z.string() });
 const ColumnIds = TableIds.extend({ columnId: z.string() });
 const RowIds = TableIds.extend({ rowId: z.string() });
 
-/**
- * Every public event type. A feature's new event joins with one entry (column runs' `run.started` and
- * `run.completed` will, once their events exist).
- */
+/** Every public event type. A feature's new event joins with one entry. */
 export const CATALOGUE: readonly CatalogueEntry[] = [
   entry({
     type: 'table.created',
@@ -160,6 +158,56 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     schema: RowIds.extend({ deletedAt: z.string() }),
     messages: (d) => one({ tableId: d.tableId, rowId: d.rowId, deletedAt: d.at }),
     reference: (d) => ({ tableId: d.tableId, rowId: d.rowId }),
+  }),
+  entry({
+    type: 'run.started',
+    description: 'A column run started (by a request or by auto-run), with the rows it will run.',
+    from: 'RunCreated',
+    schema: ColumnIds.extend({
+      runId: z.string(),
+      trigger: z.string(),
+      rows: z.number().int(),
+      creditsReserved: z.number().int(),
+      createdAt: z.string(),
+    }),
+    messages: (d) =>
+      one({
+        tableId: d.tableId,
+        columnId: d.columnId,
+        runId: d.runId,
+        trigger: d.trigger,
+        rows: d.rowIds.length + d.unfundedRowIds.length,
+        creditsReserved: d.reserved,
+        createdAt: d.at,
+      }),
+    reference: (d) => ({ runId: d.runId, link: `/api/runs/${encodeURIComponent(d.runId)}` }),
+  }),
+  entry({
+    type: 'run.completed',
+    description: 'A column run ended: succeeded, partially_succeeded, failed or stopped.',
+    from: 'RunFinished',
+    schema: z.object({
+      runId: z.string(),
+      tableId: z.string().optional(),
+      columnId: z.string().optional(),
+      status: z.string(),
+      creditsCharged: z.number().int(),
+      creditsRefunded: z.number().int(),
+      error: z.string().nullable(),
+      finishedAt: z.string(),
+    }),
+    messages: (d) =>
+      one({
+        runId: d.runId,
+        tableId: d.tableId,
+        columnId: d.columnId,
+        status: d.status,
+        creditsCharged: d.charged,
+        creditsRefunded: d.refunded,
+        error: d.error,
+        finishedAt: d.at,
+      }),
+    reference: (d) => ({ runId: d.runId, link: `/api/runs/${encodeURIComponent(d.runId)}` }),
   }),
   entry({
     type: 'article.synced',
