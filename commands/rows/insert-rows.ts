@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { rowsProjection } from '../../projections/rows/rows.ts';
-import { handleCommand, handleCommandBatch } from '../../src/command.ts';
+import type { Principal } from '../../src/auth/scopes.ts';
+import { handleCommand, handleCommandBatch, loadState } from '../../src/command.ts';
 import { ColumnKeySchema } from '../../src/domain/columns/fields.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import { checkCells, columnsByKey, type RowColumn, writtenStatuses } from '../../src/domain/rows/cells.ts';
@@ -65,6 +66,8 @@ interface Batch {
   targets: (string | undefined)[];
   metadata: EventMetadata;
   now: Date;
+  /** The new rows' batch id, when the caller names it (a repeat then answers the first rows). */
+  batchId?: string;
 }
 
 interface Written {
@@ -85,21 +88,26 @@ async function write(deps: AppDeps, batch: Batch): Promise<Written> {
   const rows: RowState[] = new Array(batch.cells.length);
   const positions: (Position | undefined)[] = [];
   if (creates.length > 0) {
-    const batchId = newBatchId(now.getTime());
+    const batchId = batch.batchId ?? newBatchId(now.getTime());
     const inserted = creates.map((i, k): InsertedRow => {
       const cells = withoutNulls(batch.cells[i]!);
       return { rowId: rowIdOf(batchId, k), cells, statuses: writtenStatuses(columns, cells) };
     });
-    const result = await handleCommand({
-      store: deps.store,
-      stream: rowBatchStream.name(tableId, batchId),
-      decider: insertRows,
-      command: { tableId, batchId, rows: inserted },
-      metadata,
-      now,
-    });
-    positions.push(result.appended?.position);
+    const stream = rowBatchStream.name(tableId, batchId);
+    const existing = batch.batchId ? await loadState(deps.store, stream, rowBatchStream) : undefined;
     const at = now.toISOString();
+    // Written before (a repeat after a crash): the rows are those of the first time, not written again.
+    if (!existing?.state.exists) {
+      const result = await handleCommand({
+        store: deps.store,
+        stream,
+        decider: insertRows,
+        command: { tableId, batchId, rows: inserted },
+        metadata,
+        now,
+      });
+      positions.push(result.appended?.position);
+    }
     creates.forEach((i, k) => {
       rows[i] = insertedRow(tableId, inserted[k]!, at);
     });
@@ -143,6 +151,65 @@ async function write(deps: AppDeps, batch: Batch): Promise<Written> {
   return { rows, positions };
 }
 
+export interface InsertRowsInput {
+  tableId: string;
+  /** Whose table it must be: another organization's is refused as the API refuses it. */
+  organizationId: string;
+  /** Cells by column key, in the order sent. */
+  cells: Record<string, unknown>[];
+  upsertOn?: string;
+  metadata: EventMetadata;
+  /** The new rows' batch id; absent, a new one. A batch that exists already answers its rows again. */
+  batchId?: string;
+}
+
+/**
+ * Inserts (or upserts) rows as `POST /api/tables/{tableId}/rows` does, for the route and for what
+ * writes rows from inside the service (a sync_to_table run): the same checks, events and wait for the
+ * rows read model. Answers each row as written, which existing row it updated (upsert), and the table.
+ */
+export async function insertRowsAs(deps: AppDeps, input: InsertRowsInput) {
+  const { tableId } = input;
+  const principal = { organizationId: input.organizationId } as Principal;
+  const { state: table } = await loadTableForWrite(deps.store, tableId, principal);
+  const byKey = columnsByKey(table.columns.values());
+  const column = input.upsertOn === undefined ? undefined : upsertColumn(byKey, input.upsertOn);
+  const errors: FieldError[] = [];
+  const cells = input.cells.map((row, i) => {
+    const result = checkCells(byKey, row, `rows[${i}].cells`, 'clear');
+    errors.push(...result.errors);
+    return result.cells;
+  });
+  if (errors.length > 0) throw invalidInput('body', errors);
+  const batch: Batch = {
+    tableId,
+    columns: table.columns,
+    cells,
+    targets: cells.map(() => undefined),
+    metadata: input.metadata,
+    now: deps.clock(),
+    batchId: input.batchId,
+  };
+  const commit = async () => {
+    const written = await write(deps, batch);
+    await readYourWrites(deps, newest(written.positions), [rowsProjection]);
+    return written.rows;
+  };
+  let results: RowState[];
+  if (column) {
+    refuseDuplicates(column, cells);
+    results = await withUpsertLock(deps, tableId, async () => {
+      const values = cells.map((c) => c[column.id]).filter((v) => v !== undefined && v !== null);
+      const matches = await findMatches(deps, tableId, column, values);
+      batch.targets = cells.map((c) =>
+        c[column.id] == null ? undefined : matches.get(matchKey(c[column.id])),
+      );
+      return commit();
+    });
+  } else results = await commit();
+  return { results, targets: batch.targets, table };
+}
+
 /** POST /api/tables/{tableId}/rows */
 export const insertRowsRoute: RouteModule = (app, deps) => {
   app.post(
@@ -168,50 +235,21 @@ export const insertRowsRoute: RouteModule = (app, deps) => {
     async (request, reply) => {
       const { tableId } = request.params;
       const { rows, upsertOn } = request.body;
-      const { state: table } = await loadTableForWrite(deps.store, tableId, principalOf(request));
-      const byKey = columnsByKey(table.columns.values());
-      const column = upsertOn === undefined ? undefined : upsertColumn(byKey, upsertOn);
-      const errors: FieldError[] = [];
-      const cells = rows.map((row, i) => {
-        const result = checkCells(byKey, row.cells, `rows[${i}].cells`, 'clear');
-        errors.push(...result.errors);
-        return result.cells;
-      });
-      if (errors.length > 0) throw invalidInput('body', errors);
-      const batch: Batch = {
+      const { results, targets, table } = await insertRowsAs(deps, {
         tableId,
-        columns: table.columns,
-        cells,
-        targets: cells.map(() => undefined),
+        organizationId: principalOf(request).organizationId,
+        cells: rows.map((r) => r.cells),
+        upsertOn,
         metadata: eventMetadata(request),
-        now: deps.clock(),
-      };
-      const commit = async () => {
-        const written = await write(deps, batch);
-        await readYourWrites(deps, newest(written.positions), [rowsProjection]);
-        return written.rows;
-      };
-      let results: RowState[];
-      if (column) {
-        refuseDuplicates(column, cells);
-        results = await withUpsertLock(deps, tableId, async () => {
-          const values = cells.map((c) => c[column.id]).filter((v) => v !== undefined && v !== null);
-          const matches = await findMatches(deps, tableId, column, values);
-          batch.targets = cells.map((c) =>
-            c[column.id] == null ? undefined : matches.get(matchKey(c[column.id])),
-          );
-          return commit();
-        });
-      } else results = await commit();
-
+      });
       const columns = [...table.columns.values()];
       const data = results.map((r) => rowView(columns, r));
-      const created = batch.targets.indexOf(undefined);
+      const created = targets.indexOf(undefined);
       if (created >= 0) reply.code(201).header('location', rowPath(tableId, data[created]!.id));
-      if (!column) return reply.send({ data });
+      if (upsertOn === undefined) return reply.send({ data });
       const outcomes = data.map((row, index) => ({
         index,
-        outcome: batch.targets[index] ? ('updated' as const) : ('created' as const),
+        outcome: targets[index] ? ('updated' as const) : ('created' as const),
         rowId: row.id,
       }));
       return reply.send({ data, results: outcomes });

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { ALPHABET } from '../../ids.ts';
 
 const TIME_CHARS = 10; // 50 bits of milliseconds: good until the year 37,000
@@ -33,6 +33,16 @@ export function newBatchId(now = Date.now()): string {
     lastRandom = BigInt(`0x${randomBytes(10).toString('hex')}`) >> 1n; // room to count up
   }
   return `${encode(BigInt(lastTime), TIME_CHARS)}${encode(lastRandom, RANDOM_CHARS)}`;
+}
+
+/**
+ * The id of a batch written on behalf of something that may be asked again (a run's row after a
+ * crash): its time part is `timeMs` (the run's start, so its rows sort with it) and its random part
+ * comes from `seed`, so the same seed names the same batch, which is then not written twice.
+ */
+export function batchIdFor(timeMs: number, seed: string): string {
+  const hash = BigInt(`0x${createHash('sha256').update(seed).digest('hex').slice(0, 20)}`);
+  return `${encode(BigInt(timeMs), TIME_CHARS)}${encode(hash, RANDOM_CHARS)}`;
 }
 
 /**

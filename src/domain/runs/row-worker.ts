@@ -11,6 +11,7 @@ import type { RunCreatedData, RunRowFinishedData } from './events.ts';
 import type { ExecutionOutcome, Executor, RowWriter, RunColumn } from './executor.ts';
 import { SKIP_CODES } from './executors/index.ts';
 import { finishedAppends, type RowStep, record, startedAppends } from './record.ts';
+import { runRowWriter } from './row-writer.ts';
 import { RUN_ROW, rowIdempotencyKey, runStream } from './run-state.ts';
 
 /** Picks the executor of a column's provider (src/domain/runs/executors/: `executorsFrom`). */
@@ -45,12 +46,6 @@ async function tableColumns(deps: AppDeps, run: RunCreatedData): Promise<RunColu
 }
 
 /** Writes into other tables are the sync executor's; until it wires the rows commands, they refuse. */
-const noRowWriter: RowWriter = {
-  insert: async () => {
-    throw new Error('writing rows from a run is not wired yet');
-  },
-};
-
 const finished = (
   step: RowStep,
   run: RunCreatedData,
@@ -131,7 +126,7 @@ export const runRowWorker =
                     if (error instanceof AppError && error.code === 'not_found') return undefined;
                     throw error;
                   }),
-              rows: noRowWriter,
+              rows: runRowWriter(deps, run),
               signal,
               now: deps.clock,
             });
