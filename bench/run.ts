@@ -13,6 +13,7 @@ export const BENCHMARKS: string[] = [
   'rebuild.ts',
   'rows.ts',
   'runs.ts',
+  'webhooks.ts',
 ];
 
 async function runOne(file: string): Promise<number> {
