@@ -26,6 +26,11 @@ export function wantsJson(command: Command): boolean {
   return Boolean(command.optsWithGlobals<GlobalOptions>().json);
 }
 
+/** One or more lines of text for the terminal, each control character of server data escaped. */
+export const printLines = (text: string): void => {
+  process.stdout.write(`${escapeControls(text, '\n')}\n`);
+};
+
 export function printJson(value: unknown): void {
   process.stdout.write(`${escapeControls(JSON.stringify(value, null, 2), '\n')}\n`);
 }

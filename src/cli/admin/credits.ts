@@ -7,10 +7,9 @@ import { organizationStream } from '../../domain/accounts/streams.ts';
 import { AppError } from '../../errors.ts';
 import { advisoryLockHeld, lockKeys } from '../../projection/locks.ts';
 import { CliError, UsageError } from '../errors.ts';
+import { printLines } from '../output.ts';
 import { withAdmin } from './context.ts';
 import { toJson } from './format.ts';
-
-const out = (text: string) => process.stdout.write(`${text}\n`);
 
 function wholeNumber(value: string): number {
   if (!/^\d+$/.test(value)) throw new UsageError(`the amount is a whole number of credits, got "${value}"`);
@@ -47,8 +46,9 @@ export function registerCreditCommands(admin: Command): void {
             }
             throw error;
           }
-          if (ctx.json) out(toJson({ organizationId, amount, reason: options.reason.trim(), balance }));
-          else out(`granted ${amount} credits to ${organizationId}: balance ${balance}`);
+          if (ctx.json)
+            printLines(toJson({ organizationId, amount, reason: options.reason.trim(), balance }));
+          else printLines(`granted ${amount} credits to ${organizationId}: balance ${balance}`);
           if (!(await advisoryLockHeld(ctx.pool, lockKeys.runner(organizationsProjection.name))))
             process.stderr.write(
               'note: no service is running the organizations read model now; GET /api/me shows the grant once it runs\n',

@@ -2,10 +2,9 @@ import type { Command } from 'commander';
 import type { RecordedEvent } from '../../event-store/port.ts';
 import { START } from '../../event-store/port.ts';
 import { CliError, UsageError } from '../errors.ts';
+import { printLines } from '../output.ts';
 import { withAdmin } from './context.ts';
 import { toJson } from './format.ts';
-
-const out = (text: string) => process.stdout.write(`${text}\n`);
 
 const eventJson = (e: RecordedEvent) => ({
   id: e.id,
@@ -43,9 +42,9 @@ export function registerEventCommands(admin: Command): void {
           from: BigInt(options.from),
           limit: options.limit ? Number(options.limit) : undefined,
         });
-        if (ctx.json) out(toJson(list.map(eventJson)));
-        else if (list.length === 0) out(`${stream}: no events`);
-        else for (const e of list) out(eventLine(e));
+        if (ctx.json) printLines(toJson(list.map(eventJson)));
+        else if (list.length === 0) printLines(`${stream}: no events`);
+        else for (const e of list) printLines(eventLine(e));
       }),
     );
 
@@ -65,7 +64,7 @@ export function registerEventCommands(admin: Command): void {
               next: (e) => {
                 if (types && !types.has(e.type)) return;
                 if (options.streamPrefix && !e.stream.startsWith(options.streamPrefix)) return;
-                out(ctx.json ? JSON.stringify(eventJson(e)) : eventLine(e));
+                printLines(ctx.json ? JSON.stringify(eventJson(e)) : eventLine(e));
               },
               error: reject,
             });
@@ -90,7 +89,7 @@ export function registerEventCommands(admin: Command): void {
         try {
           const result = await stateAt(ctx.store, ctx.registry, stream, at);
           if (ctx.json) {
-            out(
+            printLines(
               toJson({
                 ...result,
                 at: result.at.toISOString(),
@@ -100,14 +99,14 @@ export function registerEventCommands(admin: Command): void {
             return;
           }
           if (result.revision === null) {
-            out(`${stream} had no events yet at ${at.toISOString()} (${result.eventsAfter} later)`);
+            printLines(`${stream} had no events yet at ${at.toISOString()} (${result.eventsAfter} later)`);
             return;
           }
-          out(
+          printLines(
             `${stream} at ${at.toISOString()}: revision ${result.revision} (recorded ${result.recordedAt?.toISOString()}), ` +
               `${result.eventsReplayed} event(s) replayed, ${result.eventsAfter} later`,
           );
-          out(toJson(result.state));
+          printLines(toJson(result.state));
         } catch (error) {
           if (error instanceof NoReplayerError) throw new CliError(error.message);
           throw error;

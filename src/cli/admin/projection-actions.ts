@@ -9,11 +9,10 @@ import { ProjectionAdminError, retryProjection, skipEvent } from '../../projecti
 import { type ProjectionReport, projectionReports } from '../../projection/status-admin.ts';
 import type { Projection } from '../../projection/types.ts';
 import { CliError } from '../errors.ts';
+import { printLines } from '../output.ts';
 import type { AdminContext } from './context.ts';
 import { formatCount, formatSeconds, textTable, toJson } from './format.ts';
 import { createProgress } from './progress.ts';
-
-const out = (text: string) => process.stdout.write(`${text}\n`);
 
 const STATE_LABEL: Record<ProjectionReport['state'], string> = {
   running: 'running',
@@ -27,7 +26,7 @@ const lagText = (lag: ProjectionReport['lag']) => `${lag.atLeast ? '>=' : ''}${f
 const position = (p: { commit: string; prepare: string } | null) => (p ? `${p.commit}/${p.prepare}` : '-');
 
 function printStatus(reports: ProjectionReport[]): void {
-  out(
+  printLines(
     textTable(
       ['PROJECTION', 'VERSION', 'STATE', 'CHECKPOINT', 'HEAD', 'LAG EVENTS', 'LAG', 'RUNNER', 'LAST ERROR'],
       reports.map((r) => [
@@ -66,7 +65,7 @@ function printStatus(reports: ProjectionReport[]): void {
       notes.push(
         `${a.at.toISOString()} ${a.action} by ${a.actor}${a.eventId ? ` (event ${a.eventId})` : ''}`,
       );
-    if (notes.length > 0) out(`\n${r.name}:\n${notes.map((n) => `  ${n}`).join('\n')}`);
+    if (notes.length > 0) printLines(`\n${r.name}:\n${notes.map((n) => `  ${n}`).join('\n')}`);
   }
 }
 
@@ -107,7 +106,7 @@ async function rebuildOne(
 
 export async function showStatus(ctx: AdminContext, auditLimit: number): Promise<void> {
   const reports = await projectionReports(ctx.store, ctx.pool, ctx.projections, { auditLimit });
-  if (ctx.json) out(toJson(reports));
+  if (ctx.json) printLines(toJson(reports));
   else printStatus(reports);
 }
 
@@ -121,7 +120,7 @@ export async function rebuild(
     const result = await rebuildOne(ctx, projection, batchSize);
     results.push(result);
     if (!ctx.json) {
-      out(
+      printLines(
         result.outcome === 'swapped'
           ? `${projection.name}: rebuilt v${result.version} and swapped in ` +
               `(${formatCount(result.processed)} events in ${result.seconds.toFixed(1)} s${result.resumed ? ', resumed' : ''})`
@@ -131,22 +130,25 @@ export async function rebuild(
     }
     if (result.outcome === 'interrupted') break;
   }
-  if (ctx.json) out(toJson(results));
+  if (ctx.json) printLines(toJson(results));
   if (results.some((r) => r.outcome === 'interrupted')) throw new CliError('rebuild interrupted');
 }
 
 export async function abandon(ctx: AdminContext, name: string): Promise<void> {
   ctx.projection(name);
   const dropped = await rebuildRecords.abandon(ctx.pool, name);
-  out(dropped ? `${name}: rebuild abandoned` : `${name}: no rebuild under way`);
+  printLines(dropped ? `${name}: rebuild abandoned` : `${name}: no rebuild under way`);
 }
 
 export async function retry(ctx: AdminContext, name: string): Promise<void> {
   ctx.projection(name);
   try {
     const retried = await retryProjection(ctx.pool, name, ctx.actor);
-    if (ctx.json) out(toJson({ projection: name, action: 'retry', actor: ctx.actor, ...retried }));
-    else out(`${name}: retrying event ${retried.eventId} (was: ${retried.error}); recorded for ${ctx.actor}`);
+    if (ctx.json) printLines(toJson({ projection: name, action: 'retry', actor: ctx.actor, ...retried }));
+    else
+      printLines(
+        `${name}: retrying event ${retried.eventId} (was: ${retried.error}); recorded for ${ctx.actor}`,
+      );
   } catch (error) {
     if (error instanceof ProjectionAdminError) throw new CliError(error.message);
     throw error;
@@ -157,7 +159,7 @@ export async function skip(ctx: AdminContext, name: string, eventId: string): Pr
   try {
     const { event } = await skipEvent(ctx.store, ctx.pool, ctx.projection(name), eventId, ctx.actor);
     if (ctx.json)
-      out(
+      printLines(
         toJson({
           projection: name,
           action: 'skip',
@@ -167,7 +169,8 @@ export async function skip(ctx: AdminContext, name: string, eventId: string): Pr
           stream: event.stream,
         }),
       );
-    else out(`${name}: skipped ${event.type} ${eventId} of ${event.stream}; recorded for ${ctx.actor}`);
+    else
+      printLines(`${name}: skipped ${event.type} ${eventId} of ${event.stream}; recorded for ${ctx.actor}`);
   } catch (error) {
     if (error instanceof ProjectionAdminError) throw new CliError(error.message);
     throw error;

@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
 import { CliError } from '../errors.ts';
+import { printLines } from '../output.ts';
 import { withAdmin } from './context.ts';
 import { toJson } from './format.ts';
-
-const out = (text: string) => process.stdout.write(`${text}\n`);
 
 export function registerSecretAdminCommands(admin: Command): void {
   const secrets = admin.command('secrets').description('workspace secrets: the master key (never a value)');
@@ -24,10 +23,12 @@ export function registerSecretAdminCommands(admin: Command): void {
         const source = new MasterKeySource(ctx.config);
         const report = await rotateMasterKey(ctx.pool, source);
         const left = Object.entries(report.unknown);
-        if (ctx.json) out(toJson(report));
+        if (ctx.json) printLines(toJson(report));
         else {
           const where = report.source === 'file' ? `the key file ${source.path}` : 'SECRETS_MASTER_KEY';
-          out(`master key ${report.masterKeyId} (${where}): ${report.rewrapped} data key(s) re-wrapped`);
+          printLines(
+            `master key ${report.masterKeyId} (${where}): ${report.rewrapped} data key(s) re-wrapped`,
+          );
         }
         if (left.length > 0) {
           const list = left.map(([id, n]) => `${n} under ${id}`).join(', ');

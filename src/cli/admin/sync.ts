@@ -10,11 +10,10 @@ import { AppError } from '../../errors.ts';
 import { loggerOptions } from '../../logger.ts';
 import { advisoryLockHeld, lockKeys } from '../../projection/locks.ts';
 import { CliError } from '../errors.ts';
+import { printLines } from '../output.ts';
 import { withAdmin } from './context.ts';
 import { toJson } from './format.ts';
 import { createProgress, type Progress } from './progress.ts';
-
-const out = (text: string) => process.stdout.write(`${text}\n`);
 
 /** The sync's own report, also moving the progress line as items finish. */
 class ProgressReport extends SyncReport {
@@ -71,11 +70,11 @@ export function registerSyncCommands(admin: Command): void {
           progress.stop();
         }
         const response = report.toResponse();
-        if (ctx.json) out(toJson(response));
+        if (ctx.json) printLines(toJson(response));
         else {
-          out(`synced ${response.synced} article(s), ${response.errors.length} error(s)`);
+          printLines(`synced ${response.synced} article(s), ${response.errors.length} error(s)`);
           for (const e of response.errors)
-            out(
+            printLines(
               `  ${e.kind}/${e.slug || '(list)'}: ${e.code}: ${e.message}${e.status ? ` (${e.status})` : ''}`,
             );
         }

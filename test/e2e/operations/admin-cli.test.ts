@@ -140,4 +140,18 @@ test('usage errors exit 2', async ({ db }) => {
   assert.is(neither.code, 2);
 });
 
+test('stk admin events read prints control characters of stored names escaped, not raw', async ({
+  db,
+  store,
+}) => {
+  const stream = columnStream.name('tbl_cli', 'evil');
+  await store.append(stream, [
+    columnCreated('tbl_cli', 'evil', { key: 'evil', label: 'red\u001b[31m\u0007\u202eflip', position: 9 }),
+  ]);
+  const read = await runAdmin(db.url, ['events', 'read', stream]);
+  assert.is(read.code, 0, read.stderr);
+  assert.not.ok(/[\u001b\u0007\u202e]/.test(read.stdout), 'a raw control character reached the terminal');
+  assert.match(read.stdout, '\\u001b[31m');
+});
+
 test.run();
