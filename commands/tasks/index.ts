@@ -1,0 +1,5 @@
+import { bulkTasksRoute } from './bulk-tasks.ts';
+import { createTaskRoute } from './create-task.ts';
+import { deleteTaskRoute, patchTaskRoute } from './edit-task.ts';
+
+export const taskCommands = [createTaskRoute, patchTaskRoute, deleteTaskRoute, bulkTasksRoute];

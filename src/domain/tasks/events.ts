@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import type { EventsOf } from '../../stream.ts';
+
+export const TASK_TYPES = ['email', 'call', 'linkedin', 'manual'] as const;
+export const TASK_STATUSES = ['pending', 'scheduled', 'completed', 'skipped'] as const;
+export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** What a PATCH (or a bulk reassign / reschedule) may change besides the status. */
+const Editable = z.object({
+  title: z.string(),
+  notes: z.string().nullable(),
+  dueAt: z.string(),
+  assigneeUserId: z.string(),
+});
+
+/** What a task is made with: its event and its API view share these. */
+export const taskFields = {
+  type: z.enum(TASK_TYPES),
+  title: z.string(),
+  notes: z.string().nullable(),
+  dueAt: z.string(),
+  assigneeUserId: z.string(),
+  leadId: z.string().nullable(),
+  sequenceId: z.string().nullable(),
+  enrollmentId: z.string().nullable(),
+  stepIndex: z.number().int().nullable(),
+};
+
+/** Events of a task's stream (taskStream). */
+export const taskEvents = {
+  TaskCreated: z.object({
+    taskId: z.string(),
+    organizationId: z.string(),
+    ...taskFields,
+    at: z.string(),
+  }),
+  TaskEdited: z.object({ taskId: z.string(), fields: Editable.partial(), at: z.string() }),
+  TaskStatusChanged: z.object({
+    taskId: z.string(),
+    from: z.enum(TASK_STATUSES),
+    to: z.enum(TASK_STATUSES),
+    at: z.string(),
+  }),
+  TaskDeleted: z.object({ taskId: z.string(), at: z.string() }),
+};
+
+export type TaskEvent = EventsOf<typeof taskEvents>;
+export type TaskEdit = z.infer<typeof Editable>;

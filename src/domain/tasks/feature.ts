@@ -1,0 +1,14 @@
+import { taskCommands } from '../../../commands/tasks/index.ts';
+import { tasksProjection } from '../../../projections/tasks/tasks.ts';
+import { taskQueries } from '../../../queries/tasks/index.ts';
+import type { Feature } from '../../feature.ts';
+import { taskStream } from './task.ts';
+
+/** Tasks: work for a person, made by hand or by a sequence step coming due. */
+export const tasksFeature: Feature = {
+  name: 'tasks',
+  streams: [taskStream],
+  commands: taskCommands,
+  queries: taskQueries,
+  projections: [tasksProjection],
+};

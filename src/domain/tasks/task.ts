@@ -1,0 +1,66 @@
+import { defineStream } from '../../stream.ts';
+import { type TaskEvent, type TaskStatus, taskEvents } from './events.ts';
+
+type Created = Extract<TaskEvent, { type: 'TaskCreated' }>['data'];
+
+export interface TaskState extends Omit<Created, 'at'> {
+  /** `none` before creation, `deleted` after. */
+  life: 'none' | 'live' | 'deleted';
+  status: TaskStatus;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export const initialTaskState = (): TaskState => ({
+  life: 'none',
+  taskId: '',
+  organizationId: '',
+  type: 'manual',
+  title: '',
+  notes: null,
+  dueAt: '',
+  assigneeUserId: '',
+  leadId: null,
+  sequenceId: null,
+  enrollmentId: null,
+  stepIndex: null,
+  status: 'pending',
+  createdAt: '',
+  updatedAt: '',
+  completedAt: null,
+});
+
+/** A task ends as completed or skipped; nothing moves it afterwards. */
+export const isDone = (status: TaskStatus) => status === 'completed' || status === 'skipped';
+
+export function evolveTask(state: TaskState, event: TaskEvent): TaskState {
+  switch (event.type) {
+    case 'TaskCreated': {
+      const { at, ...created } = event.data;
+      return { ...state, ...created, life: 'live', createdAt: at, updatedAt: at };
+    }
+    case 'TaskEdited':
+      return { ...state, ...event.data.fields, updatedAt: event.data.at };
+    case 'TaskStatusChanged': {
+      const { to, at } = event.data;
+      return { ...state, status: to, updatedAt: at, completedAt: isDone(to) ? at : null };
+    }
+    case 'TaskDeleted':
+      return { ...state, life: 'deleted', updatedAt: event.data.at };
+    default: {
+      const never: never = event;
+      return never;
+    }
+  }
+}
+
+/** `task-<taskId>`: one task, made by hand or by a sequence step coming due. */
+export const taskStream = defineStream({
+  category: 'task',
+  id: (taskId: string) => taskId,
+  events: taskEvents,
+  initialState: initialTaskState,
+  evolve: evolveTask,
+  history: { description: 'a task: its type, assignee, due time and status' },
+});
