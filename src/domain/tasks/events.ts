@@ -19,7 +19,8 @@ export const taskFields = {
   title: z.string(),
   notes: z.string().nullable(),
   dueAt: z.string(),
-  assigneeUserId: z.string(),
+  /** null: nobody yet (a sequence task of an enrollment without an assignee). */
+  assigneeUserId: z.string().nullable(),
   leadId: z.string().nullable(),
   sequenceId: z.string().nullable(),
   enrollmentId: z.string().nullable(),

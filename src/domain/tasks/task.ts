@@ -20,7 +20,7 @@ export const initialTaskState = (): TaskState => ({
   title: '',
   notes: null,
   dueAt: '',
-  assigneeUserId: '',
+  assigneeUserId: null,
   leadId: null,
   sequenceId: null,
   enrollmentId: null,
