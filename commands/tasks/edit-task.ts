@@ -15,7 +15,11 @@ export interface TaskChange {
   taskId: string;
   fields: Partial<TaskEdit>;
   status?: 'completed' | 'skipped';
+  /** An edit of the email's draft. */
+  email?: { subject?: string; body?: string };
 }
+
+const editableEmail = new Set(['drafted', 'failed']);
 
 /** An edit of a live task and, when asked, its end (completed or skipped): a done task ends once. */
 export const editTask = taskStream.decider((command: TaskChange, state, now): TaskEvent[] => {
@@ -24,6 +28,19 @@ export const editTask = taskStream.decider((command: TaskChange, state, now): Ta
   const events: TaskEvent[] = [];
   if (Object.keys(command.fields).length > 0)
     events.push({ type: 'TaskEdited', data: { taskId: command.taskId, fields: command.fields, at } });
+  if (command.email !== undefined) {
+    if (!state.email || !editableEmail.has(state.email.status))
+      throw new AppError(
+        'invalid_transition',
+        `Task ${command.taskId} has no email draft to edit (draft it first; a scheduled or sent email is not edited).`,
+        { currentStatus: state.email?.status ?? 'none', allowedActions: state.email ? [] : ['draft-email'] },
+      );
+    const { to, from, senderAccountId, subject, body } = state.email;
+    events.push({
+      type: 'TaskEmailDrafted',
+      data: { taskId: command.taskId, to, from, senderAccountId, subject, body, ...command.email, at },
+    });
+  }
   if (command.status !== undefined) {
     if (isDone(state.status))
       throw new AppError('invalid_transition', `Task ${command.taskId} is already ${state.status}.`, {
@@ -102,11 +119,11 @@ export const patchTaskRoute: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const { status, ...fields } = request.body;
+      const { status, email, ...fields } = request.body;
       const { state, position } = await changeTask(
         deps,
         principalOf(request).organizationId,
-        { taskId: request.params.taskId, fields, ...(status ? { status } : {}) },
+        { taskId: request.params.taskId, fields, ...(status ? { status } : {}), ...(email ? { email } : {}) },
         eventMetadata(request),
       );
       await readYourWrites(deps, position, [tasksProjection]);

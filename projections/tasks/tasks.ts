@@ -21,7 +21,17 @@ export const tasksProjection = singleStreamProjection({
   name: 'tasks',
   version: 1,
   stream: taskStream,
-  handles: ['TaskCreated', 'TaskEdited', 'TaskStatusChanged', 'TaskDeleted'],
+  handles: [
+    'TaskCreated',
+    'TaskEdited',
+    'TaskStatusChanged',
+    'TaskDeleted',
+    'TaskEmailDrafted',
+    'TaskEmailScheduled',
+    'TaskEmailSending',
+    'TaskEmailSent',
+    'TaskEmailFailed',
+  ],
   idOf: (event) => event.data.taskId,
   table: {
     name: TASKS,

@@ -18,6 +18,7 @@ const TYPES: Record<Field, RowColumn['dataType']> = {
   createdAt: 'date',
   updatedAt: 'date',
   completedAt: 'date',
+  email: 'json',
 };
 
 /**

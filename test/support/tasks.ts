@@ -17,8 +17,11 @@ export interface TasksContext {
 
 export const DAY_MS = 24 * 3_600_000;
 
-/** A suite over the whole service with its workers and a clock the tests move. */
-export function tasksSuite(name: string, env: Record<string, string> = {}) {
+/** A suite over the whole service with its workers and a clock the tests move; `env` is read at start. */
+export function tasksSuite(
+  name: string,
+  env: () => Promise<Record<string, string>> | Record<string, string> = () => ({}),
+) {
   const test = suite<TasksContext>(name);
   test.before(async (ctx) => {
     ctx.offset = 0;
@@ -35,7 +38,7 @@ export function tasksSuite(name: string, env: Record<string, string> = {}) {
       // STK_TEST_LOG_LEVEL=error shows the server's side of a failing test.
       env: {
         ...(process.env.STK_TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.STK_TEST_LOG_LEVEL } : {}),
-        ...env,
+        ...(await env()),
       },
     });
     ctx.key = (await bootstrapAccount(ctx.t.app)).apiKey;

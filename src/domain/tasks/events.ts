@@ -43,7 +43,35 @@ export const taskEvents = {
     at: z.string(),
   }),
   TaskDeleted: z.object({ taskId: z.string(), at: z.string() }),
+  /** A draft (by the draft route, or the user's edit of it): the whole email as it now reads. */
+  TaskEmailDrafted: z.object({
+    taskId: z.string(),
+    to: z.string(),
+    from: z.string(),
+    /** The sender account it goes out through (its dailyLimit applies). */
+    senderAccountId: z.string(),
+    subject: z.string(),
+    body: z.string(),
+    at: z.string(),
+  }),
+  /** To go out at sendAt (again after a daily limit moved it: `note` says so). */
+  TaskEmailScheduled: z.object({
+    taskId: z.string(),
+    organizationId: z.string(),
+    /** Sends of one sender account go one at a time: its daily count is exact. */
+    senderAccountId: z.string(),
+    sendAt: z.string(),
+    note: z.string().nullable(),
+    at: z.string(),
+  }),
+  /** The send intent, recorded before the SMTP call: a send found begun is never made again. */
+  TaskEmailSending: z.object({ taskId: z.string(), at: z.string() }),
+  TaskEmailSent: z.object({ taskId: z.string(), messageId: z.string(), at: z.string() }),
+  /** The SMTP server's answer (or why no answer came). */
+  TaskEmailFailed: z.object({ taskId: z.string(), error: z.string(), at: z.string() }),
 };
+
+export const EMAIL_STATUSES = ['none', 'drafted', 'scheduled', 'sending', 'sent', 'failed'] as const;
 
 export type TaskEvent = EventsOf<typeof taskEvents>;
 export type TaskEdit = z.infer<typeof Editable>;

@@ -1,8 +1,10 @@
 import { taskCommands } from '../../../commands/tasks/index.ts';
 import { sequenceTasksReactor } from '../../../projections/tasks/sequence-tasks.ts';
+import { taskEmailsReactor } from '../../../projections/tasks/task-emails.ts';
 import { tasksProjection } from '../../../projections/tasks/tasks.ts';
 import { taskQueries } from '../../../queries/tasks/index.ts';
 import type { Feature } from '../../feature.ts';
+import { taskEmailWorker } from './email-worker.ts';
 import { sequenceTasksWorker } from './sequence-worker.ts';
 import { taskStream } from './task.ts';
 
@@ -12,6 +14,6 @@ export const tasksFeature: Feature = {
   streams: [taskStream],
   commands: taskCommands,
   queries: taskQueries,
-  projections: [tasksProjection, sequenceTasksReactor],
-  workers: [sequenceTasksWorker],
+  projections: [tasksProjection, sequenceTasksReactor, taskEmailsReactor],
+  workers: [sequenceTasksWorker, taskEmailWorker],
 };

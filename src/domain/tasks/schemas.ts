@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TASK_STATUSES, TASK_TYPES, taskFields } from './events.ts';
+import { EMAIL_STATUSES, TASK_STATUSES, TASK_TYPES, taskFields } from './events.ts';
 
 // The id's form is checked in the handlers: a malformed id names nothing and answers 404, not 400.
 export const TaskParams = z.object({ taskId: z.string() });
@@ -26,8 +26,27 @@ export const PatchTaskBody = z
     dueAt: Instant.optional(),
     assigneeUserId: UserId.optional(),
     status: z.enum(['completed', 'skipped']).optional(),
+    email: z
+      .strictObject({ subject: z.string().max(1000).optional(), body: z.string().max(100_000).optional() })
+      .optional()
+      .describe('edits the draft (drafted or failed emails)'),
   })
   .refine((body) => Object.keys(body).length > 0, { message: 'send at least one field' });
+
+const TaskEmailSchema = z
+  .object({
+    to: z.string(),
+    from: z.string(),
+    senderAccountId: z.string(),
+    subject: z.string(),
+    body: z.string(),
+    status: z.enum(EMAIL_STATUSES),
+    sendAt: z.string().nullable(),
+    sentAt: z.string().nullable(),
+    messageId: z.string().nullable(),
+    error: z.string().nullable().describe("the SMTP server's answer to a failed send, or why the send moved"),
+  })
+  .meta({ id: 'TaskEmail' });
 
 export const TaskSchema = z
   .object({
@@ -37,6 +56,7 @@ export const TaskSchema = z
     createdAt: z.string(),
     updatedAt: z.string(),
     completedAt: z.string().nullable(),
+    email: TaskEmailSchema.nullable().describe('an email task once drafted'),
   })
   .meta({ id: 'Task' });
 
@@ -67,4 +87,8 @@ export const BulkResultSchema = z.object({
   result: z.enum(['ok', 'error']),
   code: z.string().optional(),
   detail: z.string().optional(),
+});
+
+export const ScheduleEmailBody = z.strictObject({
+  sendAt: Instant.describe('at least now, at most 90 days ahead'),
 });

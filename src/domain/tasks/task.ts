@@ -1,7 +1,21 @@
 import { defineStream } from '../../stream.ts';
-import { type TaskEvent, type TaskStatus, taskEvents } from './events.ts';
+import { type EMAIL_STATUSES, type TaskEvent, type TaskStatus, taskEvents } from './events.ts';
 
 type Created = Extract<TaskEvent, { type: 'TaskCreated' }>['data'];
+
+export interface TaskEmail {
+  to: string;
+  from: string;
+  senderAccountId: string;
+  subject: string;
+  body: string;
+  status: (typeof EMAIL_STATUSES)[number];
+  sendAt: string | null;
+  sentAt: string | null;
+  messageId: string | null;
+  /** The SMTP answer of a failure, or a note (a daily limit moved the send). */
+  error: string | null;
+}
 
 export interface TaskState extends Omit<Created, 'at'> {
   /** `none` before creation, `deleted` after. */
@@ -10,6 +24,7 @@ export interface TaskState extends Omit<Created, 'at'> {
   createdAt: string;
   updatedAt: string;
   completedAt: string | null;
+  email: TaskEmail | null;
 }
 
 export const initialTaskState = (): TaskState => ({
@@ -29,6 +44,7 @@ export const initialTaskState = (): TaskState => ({
   createdAt: '',
   updatedAt: '',
   completedAt: null,
+  email: null,
 });
 
 /** A task ends as completed or skipped; nothing moves it afterwards. */
@@ -48,6 +64,39 @@ export function evolveTask(state: TaskState, event: TaskEvent): TaskState {
     }
     case 'TaskDeleted':
       return { ...state, life: 'deleted', updatedAt: event.data.at };
+    case 'TaskEmailDrafted': {
+      const { taskId: _, at, ...draft } = event.data;
+      const email = {
+        sendAt: null,
+        sentAt: null,
+        messageId: null,
+        error: null,
+        ...draft,
+        status: 'drafted' as const,
+      };
+      return { ...state, email, updatedAt: at };
+    }
+    case 'TaskEmailScheduled': {
+      const { sendAt, note, at } = event.data;
+      const email = { ...state.email!, status: 'scheduled' as const, sendAt, error: note };
+      return { ...state, email, status: 'scheduled', updatedAt: at };
+    }
+    case 'TaskEmailSending':
+      return { ...state, email: { ...state.email!, status: 'sending' }, updatedAt: event.data.at };
+    case 'TaskEmailSent': {
+      const { messageId, at } = event.data;
+      const email = { ...state.email!, status: 'sent' as const, sentAt: at, messageId, error: null };
+      return { ...state, email, updatedAt: at };
+    }
+    case 'TaskEmailFailed': {
+      const { error, at } = event.data;
+      return {
+        ...state,
+        email: { ...state.email!, status: 'failed', error },
+        status: 'pending',
+        updatedAt: at,
+      };
+    }
     default: {
       const never: never = event;
       return never;
