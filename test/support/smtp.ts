@@ -11,7 +11,11 @@ export interface ReceivedMail {
  * A loopback SMTP server (the smtp-server package speaks the real protocol): it keeps what it
  * receives, and refuses recipients `refuse` names with a 550, as a real server refuses a mailbox.
  */
-export async function startSmtp(refuse: (to: string) => boolean = () => false) {
+export async function startSmtp(
+  refuse: (to: string) => boolean = () => false,
+  /** Recipients whose message the server takes and never answers (a send killed mid-exchange). */
+  hang: (to: string) => boolean = () => false,
+) {
   const received: ReceivedMail[] = [];
   const server = new SMTPServer({
     authOptional: true,
@@ -25,6 +29,10 @@ export async function startSmtp(refuse: (to: string) => boolean = () => false) {
       callback();
     },
     onData(stream, session, callback) {
+      if (session.envelope.rcptTo.some((r) => hang(r.address))) {
+        stream.resume();
+        return;
+      }
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
