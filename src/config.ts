@@ -109,6 +109,13 @@ export const configSchema = z.object({
     z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
   ),
   LLM_API_KEY: optionalString,
+  /**
+   * The SMTP server task emails go out through (smtp:// or smtps://, credentials in the URL). Unset:
+   * scheduling an email answers 409 provider_unavailable.
+   */
+  SMTP_URL: optionalString.pipe(
+    z.url({ protocol: /^smtps?$/, error: 'expected an smtp:// or smtps:// URL' }).optional(),
+  ),
   /** The model of each llmLane (an llm column's config.model overrides it). */
   LLM_MODEL_VERY_FAST: z.string().min(1).default('gpt-4.1-nano'),
   LLM_MODEL_FAST: z.string().min(1).default('gpt-4.1-mini'),

@@ -26,6 +26,7 @@ export const errorCatalogue = {
   invalid_transition: { status: 409, title: 'Not allowed in the current status' },
   sequence_in_use: { status: 409, title: 'Sequence has active enrollments' },
   sync_in_progress: { status: 409, title: 'A full sync is already running' },
+  provider_unavailable: { status: 409, title: 'The outside service this needs is not configured' },
   prompt_name_taken: { status: 409, title: 'Prompt template name already used in this organization' },
   prompt_in_use: { status: 409, title: 'Prompt template is referenced by columns' },
   request_timeout: { status: 408, title: 'Request timeout' },

@@ -10,6 +10,7 @@ import { runsFeature } from './domain/runs/feature.ts';
 import { secretsFeature } from './domain/secrets/feature.ts';
 import { sequencesFeature } from './domain/sequences/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
+import { tasksFeature } from './domain/tasks/feature.ts';
 import { webhooksFeature } from './domain/webhooks/feature.ts';
 import { compose, type Feature } from './feature.ts';
 
@@ -31,6 +32,7 @@ export const features: readonly Feature[] = [
   autorunFeature,
   leadsFeature,
   sequencesFeature,
+  tasksFeature,
   webhooksFeature,
 ];
 

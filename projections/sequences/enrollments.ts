@@ -17,7 +17,10 @@ export interface EnrollmentRow {
   updated_at: string;
 }
 
-export const enrollmentFromRow = (row: EnrollmentRow): Enrollment => ({
+/** What the read model keeps of an enrollment (progress through the steps lives on the lead's stream). */
+export type ListedEnrollment = Omit<Enrollment, 'stepsDone' | 'lastStepAt'>;
+
+export const enrollmentFromRow = (row: EnrollmentRow): ListedEnrollment => ({
   enrollmentId: row.id,
   organizationId: row.organization_id,
   sequenceId: row.sequence_id,
@@ -34,7 +37,9 @@ export const enrollmentFromRow = (row: EnrollmentRow): Enrollment => ({
  * Enrollments by sequence (listing, stats, the delete check). Written by hand: one lead stream holds
  * many enrollments. Re-applying an event changes nothing (an insert of a known id, a status already set).
  */
-export const enrollmentsProjection: Projection<LeadEnrollmentEvent> = {
+export const enrollmentsProjection: Projection<
+  Extract<LeadEnrollmentEvent, { type: 'LeadEnrolled' | 'EnrollmentStatusChanged' }>
+> = {
   name: 'enrollments',
   version: 1,
   handles: ['LeadEnrolled', 'EnrollmentStatusChanged'],

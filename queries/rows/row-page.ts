@@ -146,10 +146,19 @@ export interface RowPage {
   nextCursor: string | null;
 }
 
-/** The page's statement and its parameters (the benchmark's bare route runs the same). */
-export function pageQuery(tableId: string, request: PageRequest): { text: string; values: unknown[] } {
+/** What a keyset page reads: a read model with an `id` and `cells` (as rows), aliased `r`, and its scope. */
+export interface PageSource {
+  /** The columns selected. */
+  fields: string;
+  table: string;
+  /** The predicate on `r` that scopes the page (a table's rows, an organization's tasks). */
+  scope: (params: SqlParams) => string;
+}
+
+/** A keyset page's statement over any source whose sort keys read `r.cells` (rows, tasks). */
+export function keysetQuery(source: PageSource, request: PageRequest): { text: string; values: unknown[] } {
   const params = new SqlParams();
-  const conditions = [`r.table_id = ${params.add(tableId)}`];
+  const conditions = [source.scope(params)];
   const exprs = request.sort.map((k) => sortExpression(k.column, params));
   if (request.where) conditions.push(`(${request.where(params)}) IS TRUE`);
   if (request.cursor) {
@@ -157,10 +166,29 @@ export function pageQuery(tableId: string, request: PageRequest): { text: string
     conditions.push(afterCursor(request.sort, exprs, cursor, params));
   }
   const order = [...request.sort.map((k, i) => `${exprs[i]} ${k.desc ? 'DESC' : 'ASC'} NULLS LAST`), 'r.id'];
-  const text = `SELECT ${ROW_FIELDS}${exprs.map((e, i) => `, ${e} AS s${i}`).join('')}
-    FROM ${ROWS} r WHERE ${conditions.join(' AND ')}
+  const text = `SELECT ${source.fields}${exprs.map((e, i) => `, ${e} AS s${i}`).join('')}
+    FROM ${source.table} r WHERE ${conditions.join(' AND ')}
     ORDER BY ${order.join(', ')} LIMIT ${params.add(request.limit + 1)}`;
   return { text, values: params.values };
+}
+
+/** The page's statement and its parameters (the benchmark's bare route runs the same). */
+export const pageQuery = (tableId: string, request: PageRequest) =>
+  keysetQuery(
+    { fields: ROW_FIELDS, table: ROWS, scope: (params) => `r.table_id = ${params.add(tableId)}` },
+    request,
+  );
+
+/** The cursor of the page after `rows` (read with limit + 1), null on the last page. */
+export function nextCursorOf(
+  rows: readonly ({ id: string } & Record<string, unknown>)[],
+  request: PageRequest,
+) {
+  const last = rows[request.limit - 1];
+  if (rows.length <= request.limit || !last) return null;
+  return Buffer.from(
+    JSON.stringify({ s: sortText(request.sort), v: request.sort.map((_, i) => last[`s${i}`]), id: last.id }),
+  ).toString('base64url');
 }
 
 /** One page of a table's rows, with the cursor of the next one (null on the last page). */
@@ -173,16 +201,6 @@ export async function readRowPage(
   const { text, values } = pageQuery(tableId, request);
   const { rows } = await pool.query<RowRecord & Record<string, unknown>>(text, values);
   const page = rows.slice(0, request.limit);
-  const last = page.at(-1);
-  const nextCursor =
-    rows.length > request.limit && last
-      ? Buffer.from(
-          JSON.stringify({
-            s: sortText(request.sort),
-            v: request.sort.map((_, i) => last[`s${i}`]),
-            id: last.id,
-          }),
-        ).toString('base64url')
-      : null;
+  const nextCursor = nextCursorOf(rows, request);
   return { data: page.map((row) => rowView(columns, storedFromRow(row))), nextCursor };
 }

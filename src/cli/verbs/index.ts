@@ -10,6 +10,7 @@ import { registerRunCommands } from './runs.ts';
 import { registerSecretCommands } from './secrets.ts';
 import { registerSequenceCommands } from './sequences.ts';
 import { registerTableCommands } from './tables.ts';
+import { registerTaskCommands } from './tasks.ts';
 import { registerWebhookCommands } from './webhooks.ts';
 
 /** Each area of the CLI registers its subcommands on the program. */
@@ -26,6 +27,7 @@ export const commandModules: CommandModule[] = [
   registerRowCommands,
   registerLeadCommands,
   registerSequenceCommands,
+  registerTaskCommands,
   registerWebhookCommands,
   registerRunCommands,
 ];

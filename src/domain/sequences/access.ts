@@ -87,7 +87,7 @@ export const sequenceView = (state: SequenceState) => ({
   updatedAt: state.updatedAt,
 });
 
-export const enrollmentView = (e: Enrollment) => ({
+export const enrollmentView = (e: Omit<Enrollment, 'stepsDone' | 'lastStepAt'>) => ({
   id: e.enrollmentId,
   sequenceId: e.sequenceId,
   leadId: e.leadId,

@@ -64,6 +64,14 @@ export const leadEnrollmentEvents = {
     finishedReason: z.string().nullable(),
     at: z.string(),
   }),
+  /** A step's task was done (completed, skipped, or its email sent): the next step counts from here. */
+  EnrollmentStepDone: z.object({
+    enrollmentId: z.string(),
+    stepIndex: z.number().int(),
+    outcome: z.enum(['completed', 'skipped']),
+    taskId: z.string(),
+    at: z.string(),
+  }),
 };
 
 export const SENDER_TYPES = ['email', 'linkedin'] as const;

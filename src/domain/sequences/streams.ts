@@ -88,6 +88,10 @@ export interface Enrollment {
   finishedReason: string | null;
   enrolledAt: string;
   updatedAt: string;
+  /** Steps done so far: the index of the step that comes due next. */
+  stepsDone: number;
+  /** When the last step was done (the next one's waitDays count from here); null before the first. */
+  lastStepAt: string | null;
 }
 
 /** A lead's enrollments by sequence id. */
@@ -103,7 +107,17 @@ export function evolveLeadEnrollments(state: LeadEnrollments, event: LeadEnrollm
       finishedReason: null,
       enrolledAt: at,
       updatedAt: at,
+      stepsDone: 0,
+      lastStepAt: null,
     });
+    return next;
+  }
+  if (event.type === 'EnrollmentStepDone') {
+    const { enrollmentId, stepIndex, at } = event.data;
+    for (const [sequenceId, enrollment] of next) {
+      if (enrollment.enrollmentId === enrollmentId)
+        next.set(sequenceId, { ...enrollment, stepsDone: stepIndex + 1, lastStepAt: at, updatedAt: at });
+    }
     return next;
   }
   const { enrollmentId, to, finishedReason, at } = event.data;

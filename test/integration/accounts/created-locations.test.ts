@@ -91,6 +91,10 @@ const CASES: Record<string, Case> = {
       post(ctx, '/api/sequences', { name: 'Located', steps: [{ type: 'call', waitDays: 0 }] }),
     id: (body) => body.id,
   },
+  'POST /api/tasks': {
+    request: (ctx) => post(ctx, '/api/tasks', { title: 'Located task' }),
+    id: (body) => body.id,
+  },
   'POST /api/sequences/:sequenceId/clone': {
     request: async (ctx) => {
       const made = await post(ctx, '/api/sequences', { name: 'To clone', steps: [] });

@@ -1,0 +1,3 @@
+import { getTaskRoute, queryTasksRoute } from './tasks.ts';
+
+export const taskQueries = [queryTasksRoute, getTaskRoute];
