@@ -150,6 +150,7 @@ test('stk admin events read prints control characters of stored names escaped, n
   ]);
   const read = await runAdmin(db.url, ['events', 'read', stream]);
   assert.is(read.code, 0, read.stderr);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: looking for raw control characters is the point
   assert.not.ok(/[\u001b\u0007\u202e]/.test(read.stdout), 'a raw control character reached the terminal');
   assert.match(read.stdout, '\\u001b[31m');
 });
