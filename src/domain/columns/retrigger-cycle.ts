@@ -5,6 +5,7 @@ import type { TableState } from '../tables/table-state.ts';
 import { columnStream } from './column-state.ts';
 import { type Config, configRefs } from './config/index.ts';
 import type { AutoRun, Column } from './fields.ts';
+import { refersTo } from './references.ts';
 
 /** A column as the auto-run rules see it. */
 export interface TriggerColumn {
@@ -18,7 +19,7 @@ export interface TriggerColumn {
 export function columnsRead(column: TriggerColumn, columns: readonly TriggerColumn[]): Set<string> {
   const read = new Set<string>();
   for (const ref of configRefs(column.config)) {
-    const named = columns.find((c) => (ref.id !== undefined ? c.id === ref.id : c.key === ref.key));
+    const named = columns.find((c) => refersTo(ref, c));
     if (named && named.id !== column.id) read.add(named.id);
   }
   return read;
