@@ -41,6 +41,7 @@ export const errorCatalogue = {
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal: { status: 500, title: 'Internal server error' },
+  provider_failed: { status: 502, title: 'The outside service failed to answer' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 

@@ -8,8 +8,9 @@ import {
   sequenceStream,
 } from '../../src/domain/sequences/streams.ts';
 import { loadTaskForWrite, taskView } from '../../src/domain/tasks/access.ts';
-import { renderForLead } from '../../src/domain/tasks/draft.ts';
+import { leadFields, renderForLead } from '../../src/domain/tasks/draft.ts';
 import type { TaskEvent } from '../../src/domain/tasks/events.ts';
+import { draftWithLlm } from '../../src/domain/tasks/llm-draft.ts';
 import { ScheduleEmailBody, TaskParams, TaskSchema } from '../../src/domain/tasks/schemas.ts';
 import { isDone, type TaskState, taskStream } from '../../src/domain/tasks/task.ts';
 import { AppError } from '../../src/errors.ts';
@@ -30,10 +31,14 @@ const cannot = (state: TaskState, why: string, allowedActions: string[] = []) =>
 
 type Draft = Omit<Extract<TaskEvent, { type: 'TaskEmailDrafted' }>['data'], 'at' | 'taskId'>;
 
-/** A new draft of an email task that is not scheduled, sending or sent. */
-export const draftEmail = taskStream.decider((draft: Draft, state, now): TaskEvent[] => {
+function checkRedraftable(state: TaskState) {
   if (state.email && !['drafted', 'failed'].includes(state.email.status))
     throw cannot(state, `its email is ${state.email.status}; it is not drafted again`);
+}
+
+/** A new draft of an email task that is not scheduled, sending or sent. */
+export const draftEmail = taskStream.decider((draft: Draft, state, now): TaskEvent[] => {
+  checkRedraftable(state);
   return [{ type: 'TaskEmailDrafted', data: { taskId: state.taskId, ...draft, at: now.toISOString() } }];
 });
 
@@ -54,9 +59,14 @@ export const scheduleEmail = taskStream.decider(
   },
 );
 
-/** The email's subject and body (a step's text, else the task's title and notes) rendered for its lead. */
+/**
+ * The email's subject and body for its lead: written by the `llm` provider when the step names a
+ * prompt template and an LLM API is configured; else the step's text (for a task made by hand, its
+ * title and notes) rendered plainly. A model's answer without a subject line keeps the plain subject.
+ */
 async function composeDraft(deps: AppDeps, task: TaskState): Promise<Draft> {
   if (task.type !== 'email') throw cannot(task, `a ${task.type} task has no email`);
+  checkRedraftable(task);
   const lead = task.leadId
     ? (await loadState(deps.store, leadStream.name(task.leadId), leadStream)).state
     : undefined;
@@ -65,6 +75,7 @@ async function composeDraft(deps: AppDeps, task: TaskState): Promise<Draft> {
   let senderId: string | undefined;
   let subject = task.title;
   let body = task.notes ?? '';
+  let promptTemplateId: string | undefined;
   if (task.sequenceId && task.stepIndex !== null) {
     const { state: sequence } = await loadState(
       deps.store,
@@ -74,6 +85,7 @@ async function composeDraft(deps: AppDeps, task: TaskState): Promise<Draft> {
     const step = sequence.steps[task.stepIndex];
     subject = step?.subject ?? subject;
     body = step?.body ?? body;
+    promptTemplateId = step?.promptTemplateId;
     const enrollments = await loadState(
       deps.store,
       leadEnrollmentsStream.name(lead.id),
@@ -85,17 +97,26 @@ async function composeDraft(deps: AppDeps, task: TaskState): Promise<Draft> {
   const sender = senderId
     ? (await loadState(deps.store, senderAccountStream.name(senderId), senderAccountStream)).state
     : undefined;
-  if (!sender || sender.status !== 'live') throw cannot(task, 'no email sender account to send from');
+  if (sender?.status !== 'live') throw cannot(task, 'no email sender account to send from');
+  // Last: a draft refused for anything above costs no model call.
+  const written = promptTemplateId
+    ? await draftWithLlm(deps, {
+        organizationId: task.organizationId,
+        taskId: task.taskId,
+        promptTemplateId,
+        fields: leadFields(lead.data),
+      })
+    : undefined;
   return {
     to,
     from: sender.address,
     senderAccountId: sender.id,
-    subject: renderForLead(subject, lead.data),
-    body: renderForLead(body, lead.data),
+    subject: written?.subject ?? renderForLead(subject, lead.data),
+    body: written?.body ?? renderForLead(body, lead.data),
   };
 }
 
-/** POST /api/tasks/{taskId}/draft-email: the step's text rendered with the lead's fields. */
+/** POST /api/tasks/{taskId}/draft-email: the step's text or prompt template, for the task's lead. */
 export const draftEmailRoute: RouteModule = (app, deps) => {
   app.post(
     '/api/tasks/:taskId/draft-email',

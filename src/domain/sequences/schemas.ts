@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.ts';
+import { isPromptId } from '../prompts/access.ts';
 import { ENROLLMENT_STATUSES, SENDER_TYPES, SEQUENCE_STATUSES, STEP_TYPES } from './events.ts';
 
 // Ids' forms are checked in the handlers: a malformed id names nothing and answers 404, not 400.
@@ -8,13 +9,22 @@ export const EnrollmentParams = z.object({ enrollmentId: z.string() });
 export const SenderAccountParams = z.object({ senderAccountId: z.string() });
 
 const Id = z.string().min(1).max(200);
-const StepIn = z.strictObject({
-  type: z.enum(STEP_TYPES),
-  waitDays: z.number().int().min(0).max(365).describe('days after the previous step'),
-  subject: z.string().max(1000).optional(),
-  body: z.string().max(100_000).optional(),
-  promptTemplateId: Id.optional(),
-});
+const StepIn = z
+  .strictObject({
+    type: z.enum(STEP_TYPES),
+    waitDays: z.number().int().min(0).max(365).describe('days after the previous step'),
+    subject: z.string().max(1000).optional(),
+    body: z.string().max(100_000).optional(),
+    promptTemplateId: z
+      .string()
+      .refine(isPromptId, 'a prompt template id (prm_ and 20 characters)')
+      .optional()
+      .describe("an email step's prompt template: its draft is written by the llm provider"),
+  })
+  .refine((step) => step.promptTemplateId === undefined || step.type === 'email', {
+    path: ['promptTemplateId'],
+    message: 'only an email step is drafted from a prompt template',
+  });
 const Steps = z.array(StepIn).max(50);
 const Name = z.string().trim().min(1).max(200);
 

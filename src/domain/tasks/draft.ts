@@ -2,14 +2,22 @@ import type { LeadData } from '../leads/lead.ts';
 import { placeholderNames, renderTemplate, type VariableValue } from '../prompts/template.ts';
 
 /**
- * A step's text with `{{field}}` placeholders filled from the lead's fields (firstName, lastName,
- * fullName, title, companyName, companyDomain, linkedinUrl, email); a field the lead lacks renders
- * empty, as an optional prompt variable does.
+ * The lead's fields a draft may name (firstName, lastName, fullName, title, companyName,
+ * companyDomain, linkedinUrl, email): the plain render's `{{placeholders}}` and a step's prompt
+ * template's variables alike. A field the lead lacks is null.
+ */
+export function leadFields(lead: LeadData): Record<string, string | null> {
+  const { emailAddresses, phoneNumbers: _, sources: __, ...fields } = lead;
+  return { ...fields, email: emailAddresses[0]?.address ?? null };
+}
+
+/**
+ * A step's text with `{{field}}` placeholders filled from the lead's fields; a field the lead lacks
+ * renders empty, as an optional prompt variable does.
  */
 export function renderForLead(text: string, lead: LeadData): string {
   const values: Record<string, VariableValue> = {};
-  const { emailAddresses, phoneNumbers: _, sources: __, ...fields } = lead;
-  const known: Record<string, string | null> = { ...fields, email: emailAddresses[0]?.address ?? null };
+  const known = leadFields(lead);
   const names = placeholderNames(text);
   for (const name of names) {
     const value = known[name];

@@ -2,6 +2,7 @@ import * as assert from 'uvu/assert';
 import { TASK_EMAIL_KIND } from '../../../projections/tasks/task-emails.ts';
 import { bearer, call } from '../../support/accounts.ts';
 import { eventually } from '../../support/eventually.ts';
+import { createPrompt } from '../../support/prompts.ts';
 import { activeSequence, addMember, addSender, createLead, enroll } from '../../support/sequences.ts';
 import { startSmtp } from '../../support/smtp.ts';
 import { DAY_MS, enrollmentTasks, tasksSuite } from '../../support/tasks.ts';
@@ -196,6 +197,34 @@ test('a sequence email step: drafted with the lead fields, edited, scheduled, se
   assert.is(first.status, 'completed');
   assert.is(second.status, 'scheduled');
   assert.is(smtp.received.length, 2);
+});
+
+test('a step naming a prompt template with no LLM configured: drafted from the step text, rendered plainly', async (ctx) => {
+  const { t, key } = ctx;
+  const member = await addMember(t.app, key, 'mailer3@example.com');
+  await addSender(t.app, key, { type: 'email', address: 'mailer3@ours.example', userId: member });
+  const leadId = await createLead(t.app, key, { firstName: 'Edsger', emailAddresses: ['ed@goto.example'] });
+  const prompt = await createPrompt(t.app, key, { name: 'unused-here', template: 'Write to {{firstName}}.' });
+  const sequenceId = await activeSequence(t.app, key, {
+    steps: [
+      {
+        type: 'email',
+        waitDays: 0,
+        subject: 'Hi {{firstName}}',
+        body: 'Plain {{firstName}}',
+        promptTemplateId: prompt.id,
+      },
+    ],
+  });
+  const enrolled = await enroll(t.app, key, sequenceId, { leadIds: [leadId], assigneeUserId: member });
+  const [task] = await eventually('the email step task', async () => {
+    const tasks = await enrollmentTasks(t.app, key, enrolled.body.data[0].enrollmentId);
+    return tasks.length === 1 ? tasks : undefined;
+  });
+  const drafted = await post(ctx, `/api/tasks/${task!.id}/draft-email`);
+  assert.is(drafted.status, 200, JSON.stringify(drafted.body));
+  assert.is(drafted.body.email.subject, 'Hi Edsger');
+  assert.is(drafted.body.email.body, 'Plain Edsger');
 });
 
 test('a refused recipient: the failure is recorded with the SMTP answer; the task stays open', async (ctx) => {
