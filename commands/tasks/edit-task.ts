@@ -55,9 +55,20 @@ export const editTask = taskStream.decider((command: TaskChange, state, now): Ta
   return events;
 });
 
+/**
+ * Deletes a live task. An open task of a sequence step is skipped first: its enrollment waits on
+ * that step's task being done, so deleting it counts as skipping the step (the enrollment moves on,
+ * the next step counting its waitDays from the delete) instead of waiting for ever.
+ */
 export const deleteTask = taskStream.decider((command: { taskId: string }, state, now): TaskEvent[] => {
   if (state.life !== 'live') throw taskNotFound(command.taskId);
-  return [{ type: 'TaskDeleted', data: { taskId: command.taskId, at: now.toISOString() } }];
+  const at = now.toISOString();
+  const { taskId } = command;
+  const events: TaskEvent[] = [];
+  if (state.enrollmentId !== null && !isDone(state.status))
+    events.push({ type: 'TaskStatusChanged', data: { taskId, from: state.status, to: 'skipped', at } });
+  events.push({ type: 'TaskDeleted', data: { taskId, at } });
+  return events;
 });
 
 type Deps = Pick<AppDeps, 'store' | 'clock'>;

@@ -12,10 +12,20 @@ import { isDone, type TaskState, taskStream } from './task.ts';
 
 const DAY_MS = 24 * 3_600_000;
 
+/**
+ * The Message-ID of a task's email: derived from the task alone, so every attempt to send it (a
+ * person scheduling it again after an interrupted send) carries the same one, and a copy that did go
+ * out is recognisable as the same message (in the sent folder, by the recipient's mail system).
+ */
+export function taskMessageId(taskId: string, from: string): string {
+  const domain = /@([^@\s<>]+)$/.exec(from)?.[1] ?? 'tasks.invalid';
+  return `<${taskId}@${domain}>`;
+}
+
 /** The send intent: taken only by a scheduled email of an open task, once (the stream's revision decides). */
-const beginSend = taskStream.decider((_: null, state, now): TaskEvent[] => {
+const beginSend = taskStream.decider((messageId: string, state, now): TaskEvent[] => {
   if (state.life !== 'live' || isDone(state.status) || state.email?.status !== 'scheduled') return [];
-  return [{ type: 'TaskEmailSending', data: { taskId: state.taskId, at: now.toISOString() } }];
+  return [{ type: 'TaskEmailSending', data: { taskId: state.taskId, messageId, at: now.toISOString() } }];
 });
 
 /** The outcome of a begun send: sent (the task completes) or failed with the server's answer. */
@@ -25,10 +35,10 @@ const endSend = taskStream.decider(
     const at = now.toISOString();
     const { taskId } = state;
     if ('error' in outcome) return [{ type: 'TaskEmailFailed', data: { taskId, error: outcome.error, at } }];
-    return [
-      { type: 'TaskEmailSent', data: { taskId, messageId: outcome.messageId, at } },
-      { type: 'TaskStatusChanged', data: { taskId, from: state.status, to: 'completed', at } },
-    ];
+    const sent: TaskEvent = { type: 'TaskEmailSent', data: { taskId, messageId: outcome.messageId, at } };
+    // Deleted (so skipped) during the exchange: the send is recorded, the task stays as it ended.
+    if (state.life !== 'live' || isDone(state.status)) return [sent];
+    return [sent, { type: 'TaskStatusChanged', data: { taskId, from: state.status, to: 'completed', at } }];
   },
 );
 
@@ -58,10 +68,11 @@ const smtpAnswer = (error: unknown) => {
 };
 
 /**
- * Sends one scheduled task email at its sendAt, exactly once: the intent (TaskEmailSending) is
- * recorded before the SMTP exchange and the message id after it. A send found begun but not ended (a
- * process killed mid-exchange) is not made again (it may have gone out): it is recorded as failed,
- * for a person to check and schedule again. Sends of one sender go one at a time (the item's group).
+ * Sends one scheduled task email at its sendAt, at most once by itself: the intent
+ * (TaskEmailSending, with the Message-ID it will carry) is recorded before the SMTP exchange and the
+ * outcome after it. A send found begun but not ended (a process killed mid-exchange) is not made
+ * again (it may have gone out): it is recorded as failed, naming the Message-ID to look for, for a
+ * person to check and schedule again. Sends of one sender go one at a time (the item's group).
  */
 async function send(deps: AppDeps, item: WorkItem, smtpUrl: string): Promise<Outcome> {
   const { taskId } = item.payload as { taskId: string };
@@ -71,7 +82,7 @@ async function send(deps: AppDeps, item: WorkItem, smtpUrl: string): Promise<Out
   const email = state.email;
   if (state.life !== 'live' || !email || isDone(state.status)) return { status: 'done' };
   if (email.status === 'sending') {
-    const error = 'interrupted during the SMTP exchange: it may have gone out, so it is not sent again';
+    const error = `interrupted during the SMTP exchange: it may have gone out (look for Message-ID ${email.messageId ?? taskMessageId(taskId, email.from)}), so it is not sent again`;
     await handleCommand({
       store: deps.store,
       stream,
@@ -87,11 +98,12 @@ async function send(deps: AppDeps, item: WorkItem, smtpUrl: string): Promise<Out
   // Moved since this item was made (rescheduled, or by the daily limit): its own item sends it then.
   if (Date.parse(email.sendAt!) > now.getTime()) return { status: 'done' };
   if (await overLimit(deps, state, now)) return { status: 'done' };
+  const messageId = taskMessageId(taskId, email.from);
   const begun = await handleCommand({
     store: deps.store,
     stream,
     decider: beginSend,
-    command: null,
+    command: messageId,
     metadata,
     now,
   });
@@ -103,8 +115,9 @@ async function send(deps: AppDeps, item: WorkItem, smtpUrl: string): Promise<Out
       to: email.to,
       subject: email.subject,
       text: email.body,
+      messageId,
     });
-    outcome = { messageId: info.messageId };
+    outcome = { messageId: info.messageId || messageId };
   } catch (error) {
     outcome = { error: smtpAnswer(error) };
   }

@@ -65,7 +65,12 @@ export const taskEvents = {
     at: z.string(),
   }),
   /** The send intent, recorded before the SMTP call: a send found begun is never made again. */
-  TaskEmailSending: z.object({ taskId: z.string(), at: z.string() }),
+  TaskEmailSending: z.object({
+    taskId: z.string(),
+    /** The Message-ID the message carries (absent in events recorded before it was derived). */
+    messageId: z.string().optional(),
+    at: z.string(),
+  }),
   TaskEmailSent: z.object({ taskId: z.string(), messageId: z.string(), at: z.string() }),
   /** The SMTP server's answer (or why no answer came). */
   TaskEmailFailed: z.object({ taskId: z.string(), error: z.string(), at: z.string() }),

@@ -81,8 +81,11 @@ export function evolveTask(state: TaskState, event: TaskEvent): TaskState {
       const email = { ...state.email!, status: 'scheduled' as const, sendAt, error: note };
       return { ...state, email, status: 'scheduled', updatedAt: at };
     }
-    case 'TaskEmailSending':
-      return { ...state, email: { ...state.email!, status: 'sending' }, updatedAt: event.data.at };
+    case 'TaskEmailSending': {
+      const { messageId, at } = event.data;
+      const email = { ...state.email!, status: 'sending' as const, messageId: messageId ?? null };
+      return { ...state, email, updatedAt: at };
+    }
     case 'TaskEmailSent': {
       const { messageId, at } = event.data;
       const email = { ...state.email!, status: 'sent' as const, sentAt: at, messageId, error: null };

@@ -74,9 +74,10 @@ test('killed between scheduling and sending: the restarted service sends it, onc
     const email = await emailOf(ctx, taskId);
     return email.status === 'sent' ? email : undefined;
   });
-  assert.ok(sent.messageId);
+  assert.is(sent.messageId, `<${taskId}@ours.example>`, 'the Message-ID derived from the task');
   const received = ctx.smtp.received.filter((m) => m.to.includes('ada@crash.example'));
   assert.is(received.length, 1);
+  assert.match(received[0]!.raw, `Message-ID: <${taskId}@ours.example>`);
 });
 
 test('killed during the SMTP exchange (intent recorded, no message id): not sent again, recorded as failed', async (ctx) => {
@@ -94,6 +95,9 @@ test('killed during the SMTP exchange (intent recorded, no message id): not sent
     120_000,
   );
   assert.match(failed.error, 'interrupted');
+  // The intent recorded the Message-ID before the exchange: the failure names what to look for.
+  assert.match(failed.error, `<${taskId}@ours.example>`);
+  assert.is(failed.messageId, `<${taskId}@ours.example>`);
 });
 
 test.run();

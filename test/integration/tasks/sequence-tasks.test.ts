@@ -1,10 +1,13 @@
 import * as assert from 'uvu/assert';
 import { SEQUENCE_TASKS_KIND } from '../../../projections/tasks/sequence-tasks.ts';
+import { loadState } from '../../../src/command.ts';
+import { leadEnrollmentsStream } from '../../../src/domain/sequences/streams.ts';
 import { sequenceTasksWorker } from '../../../src/domain/tasks/sequence-worker.ts';
+import { taskStream } from '../../../src/domain/tasks/task.ts';
 import { bearer, call } from '../../support/accounts.ts';
 import { eventually } from '../../support/eventually.ts';
 import { activeSequence, addMember, createLead, enroll, sequenceAction } from '../../support/sequences.ts';
-import { DAY_MS, enrollmentTasks, tasksSuite } from '../../support/tasks.ts';
+import { DAY_MS, enrollmentTasks, type TasksContext, tasksSuite } from '../../support/tasks.ts';
 
 const test = tasksSuite('sequence tasks: generated as steps come due, advancing and finishing enrollments');
 
@@ -35,6 +38,32 @@ async function settled(t: { db: { pool: { query: Function } } }, enrollmentId: s
     );
     return rows[0].open === '0' && rows[0].all !== '0';
   });
+}
+
+/** A new lead enrolled (without an assignee) in a new ACTIVE sequence of two steps, and its first step's task. */
+async function enrolledTwoSteps(
+  ctx: { t: TasksContext['t']; key: string },
+  fullName: string,
+  second: string,
+) {
+  const { t, key } = ctx;
+  const leadId = await createLead(t.app, key, {
+    fullName,
+    emailAddresses: [`${fullName.split(' ')[0]}@example.com`],
+  });
+  const sequenceId = await activeSequence(t.app, key, {
+    steps: [
+      { type: 'call', waitDays: 0 },
+      { type: second, waitDays: 1 },
+    ],
+  });
+  const enrolled = await enroll(t.app, key, sequenceId, { leadIds: [leadId] });
+  const enrollmentId = enrolled.body.data[0].enrollmentId as string;
+  const [first] = await eventually('the first step task', async () => {
+    const tasks = await enrollmentTasks(t.app, key, enrollmentId);
+    return tasks.length === 1 ? tasks : undefined;
+  });
+  return { leadId, sequenceId, enrollmentId, first: first! };
 }
 
 const enrollmentOf = async (ctx: { t: { app: never }; key: string }, sequenceId: string) => {
@@ -122,24 +151,9 @@ test('three steps with a moved clock: the first at once, each next waitDays afte
 
 test('pausing the sequence holds the due step; activating it again makes the task', async (ctx) => {
   const { t, key } = ctx;
-  const leadId = await createLead(t.app, key, {
-    fullName: 'Grace Hopper',
-    emailAddresses: ['grace@example.com'],
-  });
-  const sequenceId = await activeSequence(t.app, key, {
-    steps: [
-      { type: 'call', waitDays: 0 },
-      { type: 'call', waitDays: 1 },
-    ],
-  });
-  const enrolled = await enroll(t.app, key, sequenceId, { leadIds: [leadId] });
-  const enrollmentId = enrolled.body.data[0].enrollmentId as string;
-  const [first] = await eventually('the first step task', async () => {
-    const tasks = await enrollmentTasks(t.app, key, enrollmentId);
-    return tasks.length === 1 ? tasks : undefined;
-  });
-  assert.is(first!.assigneeUserId, null, 'an enrollment without an assignee makes unassigned tasks');
-  const completed = await call(t.app, 'PATCH', `/api/tasks/${first!.id}`, {
+  const { sequenceId, enrollmentId, first } = await enrolledTwoSteps(ctx, 'Grace Hopper', 'call');
+  assert.is(first.assigneeUserId, null, 'an enrollment without an assignee makes unassigned tasks');
+  const completed = await call(t.app, 'PATCH', `/api/tasks/${first.id}`, {
     headers: bearer(key),
     body: { status: 'completed' },
   });
@@ -172,6 +186,41 @@ test('pausing the sequence holds the due step; activating it again makes the tas
     assert.equal(outcome, { status: 'done' });
   }
   assert.equal(await enrollmentTasks(t.app, key, enrollmentId), made, 'the repeat made no second task');
+});
+
+test('deleting an open sequence task skips its step: the enrollment moves on instead of waiting for ever; deleting the last one finishes it', async (ctx) => {
+  const { t, key } = ctx;
+  const { leadId, sequenceId, enrollmentId, first } = await enrolledTwoSteps(ctx, 'Barbara Liskov', 'manual');
+  const deleted = await call(t.app, 'DELETE', `/api/tasks/${first.id}`, { headers: bearer(key) });
+  assert.is(deleted.status, 204);
+  assert.is((await call(t.app, 'GET', `/api/tasks/${first.id}`, { headers: bearer(key) })).status, 404);
+  // The task's stream says it was skipped, then deleted; the next step counts from then.
+  const { state: gone } = await loadState(t.deps.store, taskStream.name(first.id), taskStream);
+  assert.is(gone.life, 'deleted');
+  assert.is(gone.status, 'skipped');
+  await heldUntil(t, enrollmentId, Date.parse(gone.completedAt!) + DAY_MS);
+  const { state: lead } = await loadState(
+    t.deps.store,
+    leadEnrollmentsStream.name(leadId),
+    leadEnrollmentsStream,
+  );
+  assert.is(lead.get(sequenceId)!.stepsDone, 1);
+
+  ctx.advance(DAY_MS);
+  const second = await eventually('the second step task', async () => {
+    const tasks = await enrollmentTasks(t.app, key, enrollmentId);
+    return tasks.length === 1 && tasks[0]!.stepIndex === 1 ? tasks[0] : undefined;
+  });
+  const bulk = await call(t.app, 'POST', '/api/tasks/bulk', {
+    headers: bearer(key),
+    body: { taskIds: [second!.id], action: 'delete' },
+  });
+  assert.equal(bulk.body.data, [{ taskId: second!.id, result: 'ok' }]);
+  const finished = await eventually('the enrollment finished', async () => {
+    const enrollment = await enrollmentOf(ctx as never, sequenceId);
+    return enrollment.status === 'finished' ? enrollment : undefined;
+  });
+  assert.is(finished.finishedReason, 'completed');
 });
 
 test.run();
