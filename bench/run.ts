@@ -14,6 +14,7 @@ export const BENCHMARKS: string[] = [
   'rows.ts',
   'runs.ts',
   'webhooks.ts',
+  'tasks.ts',
 ];
 
 async function runOne(file: string): Promise<number> {

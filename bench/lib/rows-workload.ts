@@ -22,7 +22,7 @@ const CITIES = ['Paris', 'Berlin', 'Lisbon', 'Oslo', 'Austin', 'Osaka', 'Lima', 
 const WORDS = ['acme', 'Apex', 'borealis', 'Cobalt', 'delta', 'Argent', 'ember', 'Atlas', 'fjord', 'Granite'];
 
 /** A small, fast, seeded generator (mulberry32): the same rows every run. */
-function random(seed: number) {
+export function random(seed: number) {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;

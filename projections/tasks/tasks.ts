@@ -19,7 +19,8 @@ export interface StoredTask {
 /** Live tasks by organization, for the list and the query. A deleted task leaves it. */
 export const tasksProjection = singleStreamProjection({
   name: 'tasks',
-  version: 1,
+  // 2: indexes for the query's filters and sort (queries/tasks/indexed-conditions.ts).
+  version: 2,
   stream: taskStream,
   handles: [
     'TaskCreated',
@@ -39,7 +40,11 @@ export const tasksProjection = singleStreamProjection({
     columns: { id: 'text', organization_id: 'text', cells: 'jsonb' },
     indexes: (t) => [
       `CREATE INDEX ${t}_by_organization ON ${t} (organization_id, id)`,
-      `CREATE INDEX ${t}_by_due ON ${t} (organization_id, (cells->>'status'), (cells->>'dueAt'))`,
+      // dueAt COLLATE "C": the query compares and sorts it so (a byte order, as ISO instants need).
+      `CREATE INDEX ${t}_by_due ON ${t} (organization_id, (cells->>'status'), ((cells->>'dueAt') COLLATE "C"))`,
+      `CREATE INDEX ${t}_by_type ON ${t} (organization_id, (cells->>'status'), (cells->>'type'), ((cells->>'dueAt') COLLATE "C"))`,
+      // Someone's open tasks by due time: the list people look at most.
+      `CREATE INDEX ${t}_by_assignee ON ${t} (organization_id, (cells->>'assigneeUserId'), (cells->>'status'), ((cells->>'dueAt') COLLATE "C"))`,
     ],
   },
   toRow: (state: TaskState): StoredTask | undefined =>

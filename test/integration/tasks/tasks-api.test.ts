@@ -137,6 +137,37 @@ test('POST /api/tasks/query: the rows filter and condition over task fields, sor
     calls.body.data.map((x: { title: string }) => x.title),
     ['T4', 'T0'],
   );
+  // The index conditions beside the filter select exactly what it does: any case, any date form, OR.
+  const anyCase = await query({
+    filter: {
+      mode: 'and',
+      filters: [
+        { columnKey: 'type', operator: 'equals', value: 'CALL' },
+        { columnKey: 'status', operator: 'equals', value: 'Pending' },
+        { columnKey: 'dueAt', operator: 'before', value: '2031-05-15T10:00:00+01:00' },
+      ],
+    },
+    sort: '-dueAt',
+  });
+  assert.equal(
+    anyCase.body.data.map((x: { title: string }) => x.title),
+    ['T0'],
+    'before 09:00 UTC on 2031-05-15: T4 (due then) is not before it',
+  );
+  const orFilter = await query({
+    filter: {
+      mode: 'OR',
+      filters: [
+        { columnKey: 'type', operator: 'equals', value: 'linkedin' },
+        { columnKey: 'status', operator: 'equals', value: 'completed' },
+      ],
+    },
+    sort: 'dueAt',
+  });
+  assert.equal(
+    orFilter.body.data.map((x: { title: string }) => x.title),
+    ['T2', 'T3'],
+  );
   const either = await query({
     condition: {
       type: 'any',
