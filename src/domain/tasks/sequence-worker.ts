@@ -1,7 +1,7 @@
 import { createTask } from '../../../commands/tasks/create-task.ts';
 import { ENROLLMENTS } from '../../../projections/sequences/enrollments.ts';
 import { SEQUENCE_TASKS_KIND, type SequenceTaskWork } from '../../../projections/tasks/sequence-tasks.ts';
-import { handleCommand, loadState } from '../../command.ts';
+import { handleCommand, loadStates } from '../../command.ts';
 import type { WorkerFactory } from '../../feature.ts';
 import type { AppDeps } from '../../http/app.ts';
 import { derivedId } from '../../ids.ts';
@@ -20,17 +20,12 @@ export const stepTaskId = (enrollmentId: string, stepIndex: number) =>
 async function load(deps: AppDeps, enrollmentId: string) {
   const ids = parseEnrollmentId(enrollmentId);
   if (!ids) return undefined;
-  const enrollments = await loadState(
-    deps.store,
-    leadEnrollmentsStream.name(ids.leadId),
-    leadEnrollmentsStream,
-  );
+  // Both streams in one round trip: thousands of enrollments may come due at once.
+  const [enrollments, { state: sequence }] = await loadStates(deps.store, [
+    { stream: leadEnrollmentsStream.name(ids.leadId), definition: leadEnrollmentsStream },
+    { stream: sequenceStream.name(ids.sequenceId), definition: sequenceStream },
+  ] as const);
   const enrollment = enrollments.state.get(ids.sequenceId);
-  const { state: sequence } = await loadState(
-    deps.store,
-    sequenceStream.name(ids.sequenceId),
-    sequenceStream,
-  );
   if (!enrollment || enrollment.enrollmentId !== enrollmentId || !sequence.exists) return undefined;
   return { ids, enrollment, sequence };
 }
