@@ -334,8 +334,9 @@ try {
           '(plans below), so what separates them is per-request work in Node: the API authenticates the key, ' +
           'validates the body (the filter schema), checks the fields and compiles the filter, sends 13 parameters ' +
           'instead of 3, and validates each task against the response schema before writing it; the bare route ' +
-          'does none of that. With one caller that is a few milliseconds a request; with eight on a busy ' +
-          '2-core machine the processor is the bottleneck and the ratio is the ratio of that CPU time.',
+          'does none of that. On a 2-core machine shared with other work (see the load average) the processor ' +
+          'is the bottleneck, so the ratio is that of CPU time per request, and it moves from run to run by ' +
+          'more than the gap to the target: read several runs before concluding.',
         '',
         "The API statement's plan:",
         '',
