@@ -94,9 +94,11 @@ export interface Upserted {
  * The identity engine: a record becomes a new lead or merges into the one it is the same person as.
  * Lookups go through the identity-key streams, not the read model (which lags): a record looks for a
  * live, compatible holder of its keys, strongest first, and merges into it; else it makes a new lead.
- * Then the lead claims each of its keys; a key another lead already holds means both are the same
- * person, and the younger is folded into the older. So records of one person arriving at once (20 rows
- * of a run) end as one lead whatever the interleaving; docs/leads-and-sequences.md tells the design.
+ * A new lead's id first claims the record's first free key, so records of one person at once join
+ * the one lead whose claim landed. Then the lead claims each of its keys; a key another lead already
+ * holds means both are the same person, and the younger is folded into the older. So records of one
+ * person arriving at once (20 rows of a run) end as one lead whatever the interleaving;
+ * docs/leads-and-sequences.md tells the design.
  */
 export class LeadIdentity {
   private position: Position | undefined;
@@ -118,7 +120,8 @@ export class LeadIdentity {
         leadId = newLeadId();
         // The id is claimed before the lead exists: of records of one person arriving at once, one
         // claim lands and the others join its lead, so no lead is made only to be folded afterwards
-        // (a row's cell would name the folded one). With every key held already, claiming folds.
+        // (a row's cell would name the folded one). With no key free (each held by a deleted or an
+        // incompatible lead) the lead is made at once, and claimKeys below sorts its keys out.
         if (found.free !== undefined && (await this.claim(found.free, leadId)) !== leadId) continue;
       }
       const result = await this.command(leadId, createOrMergeLead, {
