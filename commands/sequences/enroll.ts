@@ -53,7 +53,13 @@ export const enrollRoute: RouteModule = (app, deps) => {
         throw badReference('assigneeUserId', `no user ${assigneeUserId} in this organization`);
       const bad = await invalidSender(deps.store, organizationId, senderAccountIds);
       if (bad) throw badReference(bad.path, bad.message);
-      const senders = await sendersFor(deps.pool, organizationId, assigneeUserId ?? null, senderAccountIds);
+      const senders = await sendersFor(
+        deps.pool,
+        organizationId,
+        assigneeUserId ?? null,
+        senderAccountIds,
+        deps.store,
+      );
       const metadata = eventMetadata(request);
       // A lead named twice is enrolled once, in its first place; its repeats answer what a second
       // request would (deciding them concurrently would let either place win).

@@ -15,21 +15,11 @@ import {
   SenderAccountParams,
   SenderAccountSchema,
 } from '../../src/domain/sequences/schemas.ts';
+import { addSenderAccount } from '../../src/domain/sequences/senders.ts';
 import { senderAccountStream } from '../../src/domain/sequences/streams.ts';
-import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
-
-type Added = Extract<SenderAccountEvent, { type: 'SenderAccountAdded' }>['data'];
-
-const addSender = senderAccountStream.decider(
-  (command: Omit<Added, 'at'>, state, now): SenderAccountEvent[] => {
-    if (state.status !== 'none')
-      throw new AppError('conflict', `Sender account ${command.senderAccountId} exists.`);
-    return [{ type: 'SenderAccountAdded', data: { ...command, at: now.toISOString() } }];
-  },
-);
 
 const deleteSender = senderAccountStream.decider((_: object, state, now): SenderAccountEvent[] =>
   state.status === 'live'
@@ -62,14 +52,11 @@ export const createSenderRoute: RouteModule = (app, deps) => {
         address = email;
       }
       const senderAccountId = newSenderAccountId();
-      const result = await handleCommand({
-        store: deps.store,
-        stream: senderAccountStream.name(senderAccountId),
-        decider: addSender,
-        command: { senderAccountId, organizationId, type, address, userId, dailyLimit },
-        metadata: eventMetadata(request),
-        now: deps.clock(),
-      });
+      const result = await addSenderAccount(
+        deps,
+        { senderAccountId, organizationId, type, address, userId, dailyLimit },
+        eventMetadata(request),
+      );
       await readYourWrites(deps, result.appended?.position, [senderAccountsProjection]);
       return reply
         .code(201)

@@ -1,4 +1,4 @@
-import { handleCommand, loadState } from '../../command.ts';
+import { type CommandResult, handleCommand, loadState } from '../../command.ts';
 import { AppError } from '../../errors.ts';
 import type { EventMetadata, EventStore, Position } from '../../event-store/port.ts';
 import { idForm, randomId } from '../../ids.ts';
@@ -15,15 +15,6 @@ export interface IdentityDeps {
   clock: () => Date;
 }
 
-/** Creates a lead from a record (its stream is new: a second create of the id is refused). */
-export const createLead = leadStream.decider(
-  (command: { leadId: string; organizationId: string; data: LeadData }, state, now): LeadEvent[] => {
-    if (state.status !== 'none') throw new AppError('conflict', `Lead ${command.leadId} already exists.`);
-    const { leadId, organizationId, data } = command;
-    return [{ type: 'LeadCreated', data: { leadId, organizationId, ...data, at: now.toISOString() } }];
-  },
-);
-
 /**
  * Merges a record into a live lead it is compatible with; nothing when the lead is no longer live or
  * the record names another LinkedIn profile (the caller reads the state it was decided on and says so).
@@ -39,6 +30,18 @@ export const mergeIntoLead = leadStream.decider(
         data: { leadId: state.id, additions: added, from: command.from, at: now.toISOString() },
       },
     ];
+  },
+);
+
+/**
+ * Creates the lead from a record, or merges the record into it when another record of the same person
+ * created it first (both were told the id by the same key claim): the lead's own stream decides which.
+ */
+const createOrMergeLead = leadStream.decider(
+  (command: { leadId: string; organizationId: string; data: LeadData }, state, now): LeadEvent[] => {
+    if (state.status !== 'none') return mergeIntoLead.decide({ data: command.data, from: null }, state, now);
+    const { leadId, organizationId, data } = command;
+    return [{ type: 'LeadCreated', data: { leadId, organizationId, ...data, at: now.toISOString() } }];
   },
 );
 
@@ -91,9 +94,11 @@ export interface Upserted {
  * The identity engine: a record becomes a new lead or merges into the one it is the same person as.
  * Lookups go through the identity-key streams, not the read model (which lags): a record looks for a
  * live, compatible holder of its keys, strongest first, and merges into it; else it makes a new lead.
- * Then the lead claims each of its keys; a key another lead already holds means both are the same
- * person, and the younger is folded into the older. So records of one person arriving at once (20 rows
- * of a run) end as one lead whatever the interleaving; docs/leads-and-sequences.md tells the design.
+ * A new lead's id first claims the record's first free key, so records of one person at once join
+ * the one lead whose claim landed. Then the lead claims each of its keys; a key another lead already
+ * holds means both are the same person, and the younger is folded into the older. So records of one
+ * person arriving at once (20 rows of a run) end as one lead whatever the interleaving;
+ * docs/leads-and-sequences.md tells the design.
  */
 export class LeadIdentity {
   private position: Position | undefined;
@@ -108,33 +113,58 @@ export class LeadIdentity {
     const keys = identityKeys(data);
     if (keys.length === 0) throw new Error('a record without identity keys cannot be a lead');
     for (let attempt = 0; attempt < 20; attempt++) {
-      let target: LeadState | undefined;
-      for (const key of keys) {
-        const holder = await this.holderOf(key);
-        if (holder?.status === 'live' && compatible(holder.data, data)) {
-          target = holder;
-          break;
-        }
-      }
+      const found = await this.find(keys, data);
       let leadId: string;
-      if (target) {
-        const merged = await this.command(target.id, mergeIntoLead, { data, from: null });
-        // Merged or deleted meanwhile, or edited to another profile: look again.
-        if (merged.status !== 'live' || !compatible(merged.data, data)) continue;
-        leadId = target.id;
-      } else {
+      if (found.into) leadId = found.into;
+      else {
         leadId = newLeadId();
-        await this.command(leadId, createLead, { leadId, organizationId: this.organizationId, data });
+        // The id is claimed before the lead exists: of records of one person arriving at once, one
+        // claim lands and the others join its lead, so no lead is made only to be folded afterwards
+        // (a row's cell would name the folded one). With no key free (each held by a deleted or an
+        // incompatible lead) the lead is made at once, and claimKeys below sorts its keys out.
+        if (found.free !== undefined && (await this.claim(found.free, leadId)) !== leadId) continue;
       }
+      const result = await this.command(leadId, createOrMergeLead, {
+        leadId,
+        organizationId: this.organizationId,
+        data,
+      });
+      // Merged or deleted meanwhile, or edited to another profile: look again.
+      if (result.state.status !== 'live' || !compatible(result.state.data, data)) continue;
+      const created = result.events.some((e) => e.type === 'LeadCreated');
       const final = await this.claimKeys(leadId, true);
       return {
         leadId: final.id,
-        created: !target && final.id === leadId,
+        created: created && final.id === leadId,
         state: final,
         position: this.position,
       };
     }
     throw new AppError('conflict', 'The lead kept changing while this record was merged; try again.');
+  }
+
+  /**
+   * Where a record goes, its keys looked up strongest first: `into`, the first key's live, compatible
+   * lead, or the lead a key was claimed for that does not exist yet (its record is about to create it,
+   * or its process died first: whoever comes first creates it); else `free`, its first unclaimed key.
+   */
+  private async find(keys: string[], data: LeadData): Promise<{ into?: string; free?: string }> {
+    let free: string | undefined;
+    for (const key of keys) {
+      const { state } = await loadState(
+        this.deps.store,
+        leadKeyStream.name(this.organizationId, key),
+        leadKeyStream,
+      );
+      if (state.holder === undefined) {
+        free ??= key;
+        continue;
+      }
+      const holder = await followLead(this.deps.store, state.holder);
+      if (!holder) return { into: state.holder };
+      if (holder.status === 'live' && compatible(holder.data, data)) return { into: holder.id };
+    }
+    return { free };
   }
 
   /**
@@ -182,19 +212,10 @@ export class LeadIdentity {
     const data = marked.state.data;
     let into = survivorId;
     for (let hops = 0; hops < 100; hops++) {
-      const merged = await this.command(into, mergeIntoLead, { data, from: victimId });
+      const { state: merged } = await this.command(into, mergeIntoLead, { data, from: victimId });
       if (merged.status !== 'merged') return;
       into = merged.mergedInto!;
     }
-  }
-
-  private async holderOf(key: string): Promise<LeadState | undefined> {
-    const { state } = await loadState(
-      this.deps.store,
-      leadKeyStream.name(this.organizationId, key),
-      leadKeyStream,
-    );
-    return state.holder === undefined ? undefined : followLead(this.deps.store, state.holder);
   }
 
   private async claim(key: string, leadId: string, replacing?: string): Promise<string> {
@@ -211,10 +232,10 @@ export class LeadIdentity {
     leadId: string,
     decider: Decider<LeadState, C, LeadEvent>,
     command: C,
-  ): Promise<LeadState> {
+  ): Promise<CommandResult<LeadState, LeadEvent>> {
     const result = await handleCommand({ ...this.options(leadStream.name(leadId)), decider, command });
     if (result.appended) this.position = result.appended.position;
-    return result.state;
+    return result;
   }
 
   private options(stream: string) {

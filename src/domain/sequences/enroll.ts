@@ -6,6 +6,7 @@ import { followLead, isLeadId } from '../leads/identity.ts';
 import { isSenderAccountId } from './access.ts';
 import type { LeadEnrollmentEvent } from './events.ts';
 import type { EnrollOutcome } from './schemas.ts';
+import { defaultSenders } from './senders.ts';
 import {
   enrollmentIdOf,
   type LeadEnrollments,
@@ -119,22 +120,33 @@ export async function enrollLead(
 
 /**
  * The sender accounts of an enrollment: those named, else the assignee's own (its oldest live account
- * of each type, from the read model: one added a moment ago may not count yet).
+ * of each type). Given the store, the accounts are read from their streams (defaultSenders: one made a
+ * moment ago counts, one deleted a moment ago does not); without it, from the read model alone, where
+ * an account made a moment ago may not count yet.
  */
 export async function sendersFor(
   pool: Pool,
   organizationId: string,
   assigneeUserId: string | null,
   named: Senders | undefined,
+  store?: EventStore,
 ): Promise<Senders> {
   if (named && (named.email || named.linkedin)) return named;
   if (!assigneeUserId) return {};
   const { rows } = await pool.query<{ id: string; type: 'email' | 'linkedin' }>(
-    `SELECT DISTINCT ON (type) id, type FROM ${SENDER_ACCOUNTS}
-     WHERE organization_id = $1 AND user_id = $2 ORDER BY type, created_at, id`,
+    `SELECT id, type FROM ${SENDER_ACCOUNTS}
+     WHERE organization_id = $1 AND user_id = $2 ORDER BY created_at DESC, id DESC`,
     [organizationId, assigneeUserId],
   );
-  return Object.fromEntries(rows.map((r) => [r.type, r.id]));
+  // Newest first, so that the oldest of each type is the one left in the object.
+  if (!store) return Object.fromEntries(rows.map((r) => [r.type, r.id]));
+  // The read model's rows add the accounts made before members' sender lists were kept.
+  return defaultSenders(
+    store,
+    organizationId,
+    assigneeUserId,
+    rows.map((r) => r.id),
+  );
 }
 
 /** The first named sender account that is not a live account of the organization of its type, if any. */

@@ -90,6 +90,15 @@ export const senderAccountEvents = {
   SenderAccountDeleted: z.object({ senderAccountId: z.string(), at: z.string() }),
 };
 
+/** Events of a member's sender list: each account made for the member, listed before it is made. */
+export const userSenderEvents = {
+  SenderAccountListed: z.object({
+    organizationId: z.string(),
+    userId: z.string(),
+    senderAccountId: z.string(),
+  }),
+};
+
 /** Events of an add_to_sequence column's routing stream: who each lead went to. */
 export const routingEvents = {
   LeadRouted: z.object({ leadId: z.string(), assigneeUserId: z.string() }),
@@ -99,3 +108,4 @@ export type SequenceEvent = EventsOf<typeof sequenceEvents>;
 export type LeadEnrollmentEvent = EventsOf<typeof leadEnrollmentEvents>;
 export type SenderAccountEvent = EventsOf<typeof senderAccountEvents>;
 export type RoutingEvent = EventsOf<typeof routingEvents>;
+export type UserSenderEvent = EventsOf<typeof userSenderEvents>;

@@ -4,12 +4,18 @@ import { senderAccountsProjection } from '../../../projections/sequences/sender-
 import { sequencesProjection } from '../../../projections/sequences/sequences.ts';
 import { sequenceQueries } from '../../../queries/sequences/index.ts';
 import type { Feature } from '../../feature.ts';
-import { leadEnrollmentsStream, routingStream, senderAccountStream, sequenceStream } from './streams.ts';
+import {
+  leadEnrollmentsStream,
+  routingStream,
+  senderAccountStream,
+  sequenceStream,
+  userSendersStream,
+} from './streams.ts';
 
 /** Sequences: outreach definitions, their state machine, enrollments of leads, sender accounts. */
 export const sequencesFeature: Feature = {
   name: 'sequences',
-  streams: [sequenceStream, leadEnrollmentsStream, senderAccountStream, routingStream],
+  streams: [sequenceStream, leadEnrollmentsStream, senderAccountStream, routingStream, userSendersStream],
   commands: sequenceCommands,
   queries: sequenceQueries,
   projections: [sequencesProjection, enrollmentsProjection, senderAccountsProjection],

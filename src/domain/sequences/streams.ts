@@ -9,6 +9,7 @@ import {
   type SequenceStep,
   senderAccountEvents,
   sequenceEvents,
+  userSenderEvents,
 } from './events.ts';
 import type { EnrollmentStatus, SequenceStatus } from './machines.ts';
 
@@ -185,6 +186,21 @@ export const senderAccountStream = defineStream({
     return { ...rest, status: 'live', id: senderAccountId, createdAt: at };
   },
   history: { description: 'a sender account: its type, address, owner and daily limit' },
+});
+
+/**
+ * `usersenders-<organizationId>.<userId>`: the ids of the sender accounts made for a member, each
+ * listed before its own stream is written, so that a member's default senders are read from the log
+ * (an account made a moment ago counts; a read model may not have it yet). An id whose stream was never
+ * written (its process died in between) or is deleted is passed over by readers.
+ */
+export const userSendersStream = defineStream({
+  category: 'usersenders',
+  id: (organizationId: string, userId: string) => `${organizationId}.${userId}`,
+  events: userSenderEvents,
+  initialState: (): readonly string[] => [],
+  evolve: (state, event) => [...state, event.data.senderAccountId],
+  history: { description: 'the sender accounts made for a member, in the order they were made' },
 });
 
 export interface RoutingState {
