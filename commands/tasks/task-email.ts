@@ -125,7 +125,7 @@ export const draftEmailRoute: RouteModule = (app, deps) => {
   );
 };
 
-/** POST /api/tasks/{taskId}/schedule-email: goes out at sendAt through SMTP (409 when none is configured). */
+/** POST /api/tasks/{taskId}/schedule-email: goes out at sendAt through SMTP (503 when none is configured). */
 export const scheduleEmailRoute: RouteModule = (app, deps) => {
   app.post(
     '/api/tasks/:taskId/schedule-email',

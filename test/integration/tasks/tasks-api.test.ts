@@ -252,13 +252,13 @@ test('POST /api/tasks/bulk: one result per task, never all-or-nothing; reassign 
   assert.is((await call(t.app, 'GET', `/api/tasks/${a.id}`, { headers: bearer(key) })).status, 404);
 });
 
-test('schedule-email without SMTP_URL: 409 provider_unavailable, the task unchanged', async ({ t, key }) => {
+test('schedule-email without SMTP_URL: 503 provider_unavailable, the task unchanged', async ({ t, key }) => {
   const task = await createTask(t.app, key, { type: 'email' });
   const res = await call(t.app, 'POST', `/api/tasks/${task.id}/schedule-email`, {
     headers: bearer(key),
     body: { sendAt: new Date(Date.now() + 60_000).toISOString() },
   });
-  assert.is(res.status, 409);
+  assert.is(res.status, 503);
   assert.is(res.body.code, 'provider_unavailable');
   assert.equal((await call(t.app, 'GET', `/api/tasks/${task.id}`, { headers: bearer(key) })).body, task);
 });

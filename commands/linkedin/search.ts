@@ -1,0 +1,30 @@
+import { LinkedinSearchAnswer, LinkedinSearchBody } from '../../src/domain/linkedin/schemas.ts';
+import { requireAdapter } from '../../src/domain/search/adapters.ts';
+import { paidLookup, searchDepsFrom } from '../../src/domain/search/lookup.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+
+/** POST /api/linkedin/search: people or companies on LinkedIn, through the LinkedIn data provider. */
+export const linkedinSearchRoute: RouteModule = (app, deps) => {
+  app.post(
+    '/api/linkedin/search',
+    {
+      config: { access: 'linkedin:read' },
+      schema: {
+        tags: ['linkedin'],
+        summary: 'Search LinkedIn people or companies through the configured provider',
+        body: LinkedinSearchBody,
+        response: { 200: LinkedinSearchAnswer },
+      },
+    },
+    async (request) => {
+      const linkedin = requireAdapter(searchDepsFrom(deps).adapters, 'linkedin');
+      const { value, cached } = await paidLookup(deps, request, {
+        operation: 'linkedin_search',
+        provider: linkedin.name,
+        request: request.body,
+        call: (options) => linkedin.search(request.body, options),
+      });
+      return { results: value, provider: linkedin.name, cached };
+    },
+  );
+};

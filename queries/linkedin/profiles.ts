@@ -1,0 +1,79 @@
+import { profileHandle } from '../../src/domain/linkedin/provider.ts';
+import {
+  LinkedinPostsAnswer,
+  LinkedinProfileAnswer,
+  PostsQuery,
+  ProfileParams,
+} from '../../src/domain/linkedin/schemas.ts';
+import { requireAdapter } from '../../src/domain/search/adapters.ts';
+import { paidLookup, searchDepsFrom } from '../../src/domain/search/lookup.ts';
+import { AppError } from '../../src/errors.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+
+/** The handle of a profile parameter, or 400 naming where it was given. */
+function handleOf(given: string, path: string): string {
+  const handle = profileHandle(given);
+  if (handle !== undefined) return handle;
+  const message = 'not a LinkedIn handle nor a linkedin.com/in/ profile URL';
+  throw new AppError('validation_failed', `Invalid ${path}: ${message}`, { errors: [{ path, message }] });
+}
+
+const noProfile = (handle: string) =>
+  new AppError('not_found', `The LinkedIn data provider knows no profile ${handle}.`);
+
+/** GET /api/linkedin/profiles/{handleOrUrl}: one profile (a URL goes percent-encoded in the path). */
+export const linkedinProfileRoute: RouteModule = (app, deps) => {
+  app.get(
+    '/api/linkedin/profiles/:handleOrUrl',
+    {
+      config: { access: 'linkedin:read' },
+      schema: {
+        tags: ['linkedin'],
+        summary: 'Get a LinkedIn profile through the configured provider',
+        params: ProfileParams,
+        response: { 200: LinkedinProfileAnswer },
+      },
+    },
+    async (request) => {
+      const linkedin = requireAdapter(searchDepsFrom(deps).adapters, 'linkedin');
+      const handle = handleOf(request.params.handleOrUrl, 'params.handleOrUrl');
+      const { value, cached } = await paidLookup(deps, request, {
+        operation: 'linkedin_profile',
+        provider: linkedin.name,
+        request: { handle },
+        call: (options) => linkedin.profile(handle, options),
+      });
+      if (!value) throw noProfile(handle);
+      return { profile: value, provider: linkedin.name, cached };
+    },
+  );
+};
+
+/** GET /api/linkedin/posts?profile=…: a profile's recent posts, newest first as the provider gives them. */
+export const linkedinPostsRoute: RouteModule = (app, deps) => {
+  app.get(
+    '/api/linkedin/posts',
+    {
+      config: { access: 'linkedin:read' },
+      schema: {
+        tags: ['linkedin'],
+        summary: "Get a LinkedIn profile's recent posts through the configured provider",
+        querystring: PostsQuery,
+        response: { 200: LinkedinPostsAnswer },
+      },
+    },
+    async (request) => {
+      const linkedin = requireAdapter(searchDepsFrom(deps).adapters, 'linkedin');
+      const handle = handleOf(request.query.profile, 'querystring.profile');
+      const { limit } = request.query;
+      const { value, cached } = await paidLookup(deps, request, {
+        operation: 'linkedin_posts',
+        provider: linkedin.name,
+        request: { handle, limit },
+        call: (options) => linkedin.posts(handle, limit, options),
+      });
+      if (!value) throw noProfile(handle);
+      return { posts: value, provider: linkedin.name, cached };
+    },
+  );
+};
