@@ -69,13 +69,11 @@ export async function balanceOf(ctx: SearchContext): Promise<number> {
 /** The credit events of the organization after revision `from`: type and amount. */
 export async function creditEventsSince(ctx: SearchContext, from: number) {
   const events = await ctx.t.deps.store.readStream(organizationStream.name(ctx.organizationId));
-  return events
-    .slice(from)
-    .map((e) => ({
-      type: e.type,
-      amount: (e.data as { amount?: number }).amount,
-      runId: (e.data as { runId?: string }).runId,
-    }));
+  return events.slice(from).map((e) => ({
+    type: e.type,
+    amount: (e.data as { amount?: number }).amount,
+    runId: (e.data as { runId?: string }).runId,
+  }));
 }
 
 /** How many events the organization stream has now. */
