@@ -1,6 +1,5 @@
 import { LinkedinSearchAnswer, LinkedinSearchBody } from '../../src/domain/linkedin/schemas.ts';
-import { requireAdapter } from '../../src/domain/search/adapters.ts';
-import { paidLookup, searchDepsFrom } from '../../src/domain/search/lookup.ts';
+import { providerLookup } from '../../src/domain/search/lookup.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
 /** POST /api/linkedin/search: people or companies on LinkedIn, through the LinkedIn data provider. */
@@ -17,14 +16,12 @@ export const linkedinSearchRoute: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const linkedin = requireAdapter(searchDepsFrom(deps).adapters, 'linkedin');
-      const { value, cached } = await paidLookup(deps, request, {
+      const { value, cached, provider } = await providerLookup(deps, request, 'linkedin', (linkedin) => ({
         operation: 'linkedin_search',
-        provider: linkedin.name,
         request: request.body,
         call: (options) => linkedin.search(request.body, options),
-      });
-      return { results: value, provider: linkedin.name, cached };
+      }));
+      return { results: value, provider, cached };
     },
   );
 };

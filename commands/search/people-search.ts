@@ -1,5 +1,4 @@
-import { requireAdapter } from '../../src/domain/search/adapters.ts';
-import { paidLookup, searchDepsFrom } from '../../src/domain/search/lookup.ts';
+import { providerLookup } from '../../src/domain/search/lookup.ts';
 import {
   CompanySearchAnswer,
   CompanySearchBody,
@@ -22,14 +21,12 @@ export const companySearchRoute: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const provider = requireAdapter(searchDepsFrom(deps).adapters, 'peopleData');
-      const { value, cached } = await paidLookup(deps, request, {
+      const { value, cached, provider } = await providerLookup(deps, request, 'peopleData', (people) => ({
         operation: 'company_lookup',
-        provider: provider.name,
         request: request.body,
-        call: (options) => provider.companies(request.body, options),
-      });
-      return { results: value, provider: provider.name, cached };
+        call: (options) => people.companies(request.body, options),
+      }));
+      return { results: value, provider, cached };
     },
   );
 };
@@ -48,14 +45,12 @@ export const peopleSearchRoute: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const provider = requireAdapter(searchDepsFrom(deps).adapters, 'peopleData');
-      const { value, cached } = await paidLookup(deps, request, {
+      const { value, cached, provider } = await providerLookup(deps, request, 'peopleData', (people) => ({
         operation: 'person_lookup',
-        provider: provider.name,
         request: request.body,
-        call: (options) => provider.people(request.body, options),
-      });
-      return { results: value, provider: provider.name, cached };
+        call: (options) => people.people(request.body, options),
+      }));
+      return { results: value, provider, cached };
     },
   );
 };

@@ -1,5 +1,4 @@
-import { requireAdapter } from '../../src/domain/search/adapters.ts';
-import { paidLookup, searchDepsFrom } from '../../src/domain/search/lookup.ts';
+import { providerLookup } from '../../src/domain/search/lookup.ts';
 import { WebSearchAnswer, WebSearchBody } from '../../src/domain/search/schemas.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
@@ -23,15 +22,13 @@ const webSearchRoute =
         },
       },
       async (request) => {
-        const web = requireAdapter(searchDepsFrom(deps).adapters, 'web');
         const asked = { ...request.body, category };
-        const { value, cached } = await paidLookup(deps, request, {
+        const { value, cached, provider } = await providerLookup(deps, request, 'web', (web) => ({
           operation: category === 'news' ? 'news_search' : 'web_search',
-          provider: web.name,
           request: asked,
           call: (options) => web.search(asked, options),
-        });
-        return { results: value, provider: web.name, cached };
+        }));
+        return { results: value, provider, cached };
       },
     );
   };

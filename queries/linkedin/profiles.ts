@@ -5,8 +5,7 @@ import {
   PostsQuery,
   ProfileParams,
 } from '../../src/domain/linkedin/schemas.ts';
-import { requireAdapter } from '../../src/domain/search/adapters.ts';
-import { paidLookup, searchDepsFrom } from '../../src/domain/search/lookup.ts';
+import { providerLookup } from '../../src/domain/search/lookup.ts';
 import { AppError } from '../../src/errors.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
@@ -35,16 +34,14 @@ export const linkedinProfileRoute: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const linkedin = requireAdapter(searchDepsFrom(deps).adapters, 'linkedin');
       const handle = handleOf(request.params.handleOrUrl, 'params.handleOrUrl');
-      const { value, cached } = await paidLookup(deps, request, {
+      const { value, cached, provider } = await providerLookup(deps, request, 'linkedin', (linkedin) => ({
         operation: 'linkedin_profile',
-        provider: linkedin.name,
         request: { handle },
         call: (options) => linkedin.profile(handle, options),
-      });
+      }));
       if (!value) throw noProfile(handle);
-      return { profile: value, provider: linkedin.name, cached };
+      return { profile: value, provider, cached };
     },
   );
 };
@@ -63,17 +60,15 @@ export const linkedinPostsRoute: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      const linkedin = requireAdapter(searchDepsFrom(deps).adapters, 'linkedin');
       const handle = handleOf(request.query.profile, 'querystring.profile');
       const { limit } = request.query;
-      const { value, cached } = await paidLookup(deps, request, {
+      const { value, cached, provider } = await providerLookup(deps, request, 'linkedin', (linkedin) => ({
         operation: 'linkedin_posts',
-        provider: linkedin.name,
         request: { handle, limit },
         call: (options) => linkedin.posts(handle, limit, options),
-      });
+      }));
       if (!value) throw noProfile(handle);
-      return { posts: value, provider: linkedin.name, cached };
+      return { posts: value, provider, cached };
     },
   );
 };

@@ -10,7 +10,7 @@ import { eventMetadata } from '../../http/commands.ts';
 import { randomId } from '../../ids.ts';
 import { organizationStream } from '../accounts/streams.ts';
 import { reserveCredits, settleCredits } from '../runs/credits.ts';
-import { type SearchAdapters, searchAdaptersFrom } from './adapters.ts';
+import { requireAdapter, type SearchAdapters, searchAdaptersFrom } from './adapters.ts';
 import { cacheKey, SearchCache } from './cache.ts';
 import { type CallOptions, ProviderError } from './provider-http.ts';
 
@@ -135,4 +135,19 @@ export async function paidLookup<T>(
     }
     throw error instanceof ProviderError ? providerProblem(error) : error;
   }
+}
+
+/**
+ * A route's search: the provider it needs (503 when it is not configured), asked through
+ * `paidLookup`; the answer names the provider.
+ */
+export async function providerLookup<K extends keyof SearchAdapters, T>(
+  deps: AppDeps,
+  request: FastifyRequest,
+  which: K,
+  ask: (provider: NonNullable<SearchAdapters[K]>) => Omit<Lookup<T>, 'provider'>,
+): Promise<Looked<T> & { provider: string }> {
+  const provider = requireAdapter(searchDepsFrom(deps).adapters, which);
+  const looked = await paidLookup(deps, request, { ...ask(provider), provider: provider.name });
+  return { ...looked, provider: provider.name };
 }
