@@ -17,10 +17,11 @@ function handleOf(given: string, path: string): string {
   throw new AppError('validation_failed', `Invalid ${path}: ${message}`, { errors: [{ path, message }] });
 }
 
-const noProfile = (handle: string) =>
-  new AppError('not_found', `The LinkedIn data provider knows no profile ${handle}.`);
-
-/** GET /api/linkedin/profiles/{handleOrUrl}: one profile (a URL goes percent-encoded in the path). */
+/**
+ * GET /api/linkedin/profiles/{handleOrUrl}: one profile (a URL goes percent-encoded in the path), or
+ * `profile: null` when the provider knows none: it was asked (and paid) like any other search that
+ * found nothing, and the answer is cached like one.
+ */
 export const linkedinProfileRoute: RouteModule = (app, deps) => {
   app.get(
     '/api/linkedin/profiles/:handleOrUrl',
@@ -40,13 +41,15 @@ export const linkedinProfileRoute: RouteModule = (app, deps) => {
         request: { handle },
         call: (options) => linkedin.profile(handle, options),
       }));
-      if (!value) throw noProfile(handle);
       return { profile: value, provider, cached };
     },
   );
 };
 
-/** GET /api/linkedin/posts?profile=…: a profile's recent posts, newest first as the provider gives them. */
+/**
+ * GET /api/linkedin/posts?profile=…: a profile's recent posts, newest first as the provider gives them;
+ * `found: false` (and no posts) when the provider knows no such profile.
+ */
 export const linkedinPostsRoute: RouteModule = (app, deps) => {
   app.get(
     '/api/linkedin/posts',
@@ -67,8 +70,7 @@ export const linkedinPostsRoute: RouteModule = (app, deps) => {
         request: { handle, limit },
         call: (options) => linkedin.posts(handle, limit, options),
       }));
-      if (!value) throw noProfile(handle);
-      return { posts: value, provider, cached };
+      return { posts: value ?? [], found: value !== null, provider, cached };
     },
   );
 };

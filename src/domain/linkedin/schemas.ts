@@ -64,7 +64,10 @@ export const LinkedinProfileSchema = z
   .meta({ id: 'LinkedinProfile' });
 
 export const LinkedinProfileAnswer = z
-  .object({ profile: LinkedinProfileSchema, ...cachedFields })
+  .object({
+    profile: LinkedinProfileSchema.nullable().describe('null: the provider knows no such profile'),
+    ...cachedFields,
+  })
   .meta({ id: 'LinkedinProfileAnswer' });
 
 export const LinkedinPostsAnswer = z
@@ -80,6 +83,7 @@ export const LinkedinPostsAnswer = z
         reposts: z.number(),
       }),
     ),
+    found: z.boolean().describe('false: the provider knows no such profile'),
     ...cachedFields,
   })
   .meta({ id: 'LinkedinPostsAnswer' });

@@ -20,7 +20,12 @@ export const domainField = z
         .replace(/^www\./, '')
         .split(/[/?#]/)[0]!,
   )
-  .pipe(z.string().regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}$/, 'not a domain'))
+  .pipe(
+    z
+      .string()
+      .max(253)
+      .regex(/^([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}$/, 'not a domain'),
+  )
   .describe('a company domain, e.g. acme.com');
 
 export const WebSearchBody = z

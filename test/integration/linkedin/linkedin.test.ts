@@ -98,10 +98,10 @@ test('a profile by URL or handle: Unipile asked as its first LinkedIn account, t
   assert.is(byHandle.body.cached, true, 'a handle and a URL of the same profile share the cache');
 });
 
-test('an unknown profile is 404; a URL that names no profile is 400 naming the parameter', async (ctx) => {
+test('an unknown profile is profile: null; a URL that names no profile is 400 naming the parameter', async (ctx) => {
   const missing = await api(ctx, 'GET', '/api/linkedin/profiles/nobody');
-  assert.is(missing.status, 404);
-  assert.is(missing.body.code, 'not_found');
+  assert.is(missing.status, 200);
+  assert.equal(missing.body, { profile: null, provider: 'unipile', cached: false });
   const bad = await api(
     ctx,
     'GET',
@@ -132,8 +132,10 @@ test('posts of a profile, newest first, up to the limit', async (ctx) => {
     1,
     'posts are asked by provider id',
   );
+  assert.is(res.body.found, true);
   const missing = await api(ctx, 'GET', '/api/linkedin/posts?profile=nobody');
-  assert.is(missing.status, 404);
+  assert.is(missing.status, 200);
+  assert.equal([missing.body.found, missing.body.posts], [false, []]);
 });
 
 test('search people or companies', async (ctx) => {
