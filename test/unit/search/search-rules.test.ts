@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { profileHandle } from '../../../src/domain/linkedin/provider.ts';
+import { rowCharge } from '../../../src/domain/runs/credits.ts';
 import { cacheKey } from '../../../src/domain/search/cache.ts';
 import { oneWayIssues } from '../../../src/domain/search/one-way.ts';
 import { domainField } from '../../../src/domain/search/schemas.ts';
@@ -51,6 +52,13 @@ test('a domain as given is its host name in lower case; anything else is refused
   assert.is(domainField.parse('sub.acme.co.uk'), 'sub.acme.co.uk');
   for (const bad of ['acme', 'not a domain', 'http://', '-acme.com', 'acme..com'])
     assert.not.ok(domainField.safeParse(bad).success, bad);
+});
+
+test('a run row answered from the search cache costs nothing; one the provider answered costs its price', () => {
+  assert.is(rowCharge(2, null, true), 0);
+  assert.is(rowCharge(2, null), 2);
+  assert.is(rowCharge(2, { code: 'provider_rate_limited' }), 2, 'the provider was asked');
+  assert.is(rowCharge(2, { code: 'provider_unavailable' }), 0, 'nothing was asked');
 });
 
 test.run();
