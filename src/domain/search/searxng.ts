@@ -1,5 +1,11 @@
 import { z } from 'zod';
-import { type CallOptions, callProvider, type ProviderEndpoint, shaped } from './provider-http.ts';
+import {
+  type CallOptions,
+  callProvider,
+  type ProviderEndpoint,
+  ProviderError,
+  shaped,
+} from './provider-http.ts';
 
 export const TIME_RANGES = ['day', 'week', 'month', 'year'] as const;
 export type TimeRange = (typeof TIME_RANGES)[number];
@@ -26,8 +32,8 @@ export interface WebResult {
 const SearxngAnswer = z.object({
   results: z.array(
     z.object({
-      url: z.string().optional(),
-      title: z.string().optional(),
+      url: z.string().nullish(),
+      title: z.string().nullish(),
       content: z.string().nullish(),
       publishedDate: z.string().nullish(),
     }),
@@ -77,7 +83,12 @@ export function searxng(endpoint: ProviderEndpoint) {
           },
           options,
         );
-        if (answer.status === 404) break;
+        // SearXNG has no "no such record": a 404 is a base URL that is not the instance's.
+        if (answer.status === 404)
+          throw new ProviderError(
+            'provider_error',
+            `${endpoint.name} answered HTTP 404: is SEARXNG_URL its base URL?`,
+          );
         const before = results.size;
         for (const r of shaped(SearxngAnswer, answer, endpoint).results) {
           if (!r.url || !/^https?:\/\//i.test(r.url) || results.has(r.url)) continue;

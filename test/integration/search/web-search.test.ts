@@ -221,6 +221,13 @@ test('a 403 (the json format not enabled) is 502 provider_error with the hint', 
   assert.match(res.body.detail, /json format/);
 });
 
+test('a 404 (SEARXNG_URL is not the base URL of the instance) is 502 provider_error saying so', async (ctx) => {
+  ctx.searxng.troubles.push({ status: 404, body: { detail: 'Not Found' } });
+  const res = await api(ctx, 'POST', '/api/search/web', { query: 'wrong base' });
+  assert.is(res.status, 502);
+  assert.match(res.body.detail, /SEARXNG_URL/);
+});
+
 test('bad input is a 400 naming the field, and nothing is asked nor charged', async (ctx) => {
   const asked = ctx.searxng.requests().length;
   const before = await balanceOf(ctx);
