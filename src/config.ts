@@ -111,11 +111,33 @@ export const configSchema = z.object({
   LLM_API_KEY: optionalString,
   /**
    * The SMTP server task emails go out through (smtp:// or smtps://, credentials in the URL). Unset:
-   * scheduling an email answers 409 provider_unavailable.
+   * scheduling an email answers 409 provider_unavailable (the tasks contract).
    */
   SMTP_URL: optionalString.pipe(
     z.url({ protocol: /^smtps?$/, error: 'expected an smtp:// or smtps:// URL' }).optional(),
   ),
+  /**
+   * The search and LinkedIn data providers (docs/search-and-linkedin.md). Each is an operator's choice,
+   * so its URL is trusted like LLM_BASE_URL: it may be on the private network (the SSRF guard still
+   * refuses cloud metadata addresses). Unset: its routes answer 503 provider_unavailable naming it.
+   */
+  SEARXNG_URL: optionalString.pipe(
+    z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  ),
+  PEOPLE_DATA_URL: z
+    .url({ protocol: /^https?$/, error: 'expected an http(s) URL' })
+    .default('https://api.peopledatalabs.com'),
+  PEOPLE_DATA_API_KEY: optionalString,
+  LINKEDIN_DATA_URL: optionalString.pipe(
+    z.url({ protocol: /^https?$/, error: 'expected an http(s) URL' }).optional(),
+  ),
+  LINKEDIN_DATA_API_KEY: optionalString,
+  /** The connected LinkedIn account the provider acts as; unset: the first one it lists. */
+  LINKEDIN_DATA_ACCOUNT_ID: optionalString,
+  /** How long an organization's search answers are reused, free of credits. 0 turns the cache off. */
+  SEARCH_CACHE_TTL_SECONDS: z.coerce.number().int().nonnegative().default(3600),
+  /** Per attempt to a search or LinkedIn data provider. */
+  SEARCH_PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(15_000),
   /** The model of each llmLane (an llm column's config.model overrides it). */
   LLM_MODEL_VERY_FAST: z.string().min(1).default('gpt-4.1-nano'),
   LLM_MODEL_FAST: z.string().min(1).default('gpt-4.1-mini'),

@@ -26,7 +26,6 @@ export const errorCatalogue = {
   invalid_transition: { status: 409, title: 'Not allowed in the current status' },
   sequence_in_use: { status: 409, title: 'Sequence has active enrollments' },
   sync_in_progress: { status: 409, title: 'A full sync is already running' },
-  provider_unavailable: { status: 409, title: 'The outside service this needs is not configured' },
   prompt_name_taken: { status: 409, title: 'Prompt template name already used in this organization' },
   prompt_in_use: { status: 409, title: 'Prompt template is referenced by columns' },
   request_timeout: { status: 408, title: 'Request timeout' },
@@ -43,6 +42,12 @@ export const errorCatalogue = {
   internal: { status: 500, title: 'Internal server error' },
   provider_failed: { status: 502, title: 'The outside service failed to answer' },
   unavailable: { status: 503, title: 'Service unavailable' },
+  provider_unavailable: { status: 503, title: 'The outside service this needs is not configured' },
+  provider_rate_limited: { status: 429, title: 'The outside provider asks to slow down' },
+  provider_error: { status: 502, title: 'The outside provider failed' },
+  provider_bad_response: { status: 502, title: 'The outside provider answered something unreadable' },
+  provider_timeout: { status: 504, title: 'The outside provider did not answer in time' },
+  provider_rejected: { status: 422, title: 'The outside provider refused the request' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof errorCatalogue;
@@ -59,10 +64,16 @@ export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
     readonly detail: string,
-    readonly extra: { errors?: FieldError[]; headers?: Record<string, string>; [key: string]: unknown } = {},
+    readonly extra: {
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      /** Only where an issue's contract spells another status for this code on one route. */
+      status?: number;
+      [key: string]: unknown;
+    } = {},
   ) {
     super(detail);
-    this.status = errorCatalogue[code].status;
+    this.status = extra.status ?? errorCatalogue[code].status;
     this.title = errorCatalogue[code].title;
   }
 }

@@ -3,10 +3,12 @@ import { autorunFeature } from './domain/autorun/feature.ts';
 import { columnsFeature } from './domain/columns/feature.ts';
 import { contentFeature } from './domain/content/feature.ts';
 import { leadsFeature } from './domain/leads/feature.ts';
+import { linkedinFeature } from './domain/linkedin/feature.ts';
 import { operationsFeature } from './domain/operations/feature.ts';
 import { promptsFeature } from './domain/prompts/feature.ts';
 import { rowsFeature } from './domain/rows/feature.ts';
 import { runsFeature } from './domain/runs/feature.ts';
+import { searchFeature } from './domain/search/feature.ts';
 import { secretsFeature } from './domain/secrets/feature.ts';
 import { sequencesFeature } from './domain/sequences/feature.ts';
 import { tablesFeature } from './domain/tables/feature.ts';
@@ -34,6 +36,8 @@ export const features: readonly Feature[] = [
   sequencesFeature,
   tasksFeature,
   webhooksFeature,
+  searchFeature,
+  linkedinFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

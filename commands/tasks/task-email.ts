@@ -146,7 +146,7 @@ export const draftEmailRoute: RouteModule = (app, deps) => {
   );
 };
 
-/** POST /api/tasks/{taskId}/schedule-email: goes out at sendAt through SMTP (409 when none is configured). */
+/** POST /api/tasks/{taskId}/schedule-email: goes out at sendAt through SMTP (409 when none is configured, as the tasks contract spells it). */
 export const scheduleEmailRoute: RouteModule = (app, deps) => {
   app.post(
     '/api/tasks/:taskId/schedule-email',
@@ -166,6 +166,8 @@ export const scheduleEmailRoute: RouteModule = (app, deps) => {
         throw new AppError(
           'provider_unavailable',
           'No SMTP server is configured (SMTP_URL): emails cannot be sent.',
+          // The tasks issue spells 409 for this route; every other unconfigured provider is a 503.
+          { status: 409 },
         );
       const now = deps.clock();
       const sendAt = Date.parse(request.body.sendAt);

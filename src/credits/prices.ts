@@ -7,6 +7,22 @@ export const LLM_LANE_CREDITS = { very_fast: 1, fast: 2, balanced: 4, smart: 8 }
 /** The lane of an llm column that names none. */
 export const DEFAULT_LLM_LANE = 'balanced';
 
+/**
+ * What one uncached call to a search or LinkedIn data provider costs, through the API or as a column's
+ * row (docs/search-and-linkedin.md). An answer from the cache costs nothing.
+ */
+export const SEARCH_CREDITS = {
+  web_search: 1,
+  news_search: 1,
+  company_lookup: 2,
+  person_lookup: 2,
+  linkedin_search: 2,
+  linkedin_profile: 2,
+  linkedin_posts: 2,
+} as const;
+
+export type SearchOperation = keyof typeof SEARCH_CREDITS;
+
 export const PROVIDER_CREDITS = {
   /** One outside call per row. */
   http_request: 1,
@@ -14,6 +30,11 @@ export const PROVIDER_CREDITS = {
   sync_to_table: 0,
   add_to_crm: 0,
   add_to_sequence: 0,
+  /** The search and LinkedIn data providers: the price of their call (a cached answer is refunded). */
+  web_search: SEARCH_CREDITS.web_search,
+  company_lookup: SEARCH_CREDITS.company_lookup,
+  person_lookup: SEARCH_CREDITS.person_lookup,
+  linkedin_profile: SEARCH_CREDITS.linkedin_profile,
 } as const;
 
 /** A provider this table does not know is priced as one outside call, like http_request. */

@@ -4,9 +4,11 @@ import { registerAdminCommands } from './admin.ts';
 import { registerColumnCommands } from './columns.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerLeadCommands } from './leads.ts';
+import { registerLinkedinCommands } from './linkedin.ts';
 import { registerPromptCommands } from './prompts.ts';
 import { registerRowCommands } from './rows.ts';
 import { registerRunCommands } from './runs.ts';
+import { registerSearchCommands } from './search.ts';
 import { registerSecretCommands } from './secrets.ts';
 import { registerSequenceCommands } from './sequences.ts';
 import { registerTableCommands } from './tables.ts';
@@ -30,4 +32,6 @@ export const commandModules: CommandModule[] = [
   registerTaskCommands,
   registerWebhookCommands,
   registerRunCommands,
+  registerSearchCommands,
+  registerLinkedinCommands,
 ];

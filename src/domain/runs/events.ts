@@ -51,6 +51,7 @@ const RowMeta = z.object({
   httpStatus: z.number().int().optional(),
   durationMs: z.number().nonnegative(),
   attempts: z.number().int().nonnegative(),
+  cached: z.boolean().optional(),
 });
 
 const RunRowFinished = z.object({

@@ -58,6 +58,8 @@ export interface ExecutionMeta {
   httpStatus?: number;
   durationMs: number;
   attempts: number;
+  /** The answer came from the organization's search cache: nothing was called, nothing is charged. */
+  cached?: boolean;
 }
 
 export type ExecutionOutcome =

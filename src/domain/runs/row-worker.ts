@@ -60,7 +60,7 @@ const finished = (
     outcome: outcome.ok ? 'succeeded' : SKIP_CODES.has(outcome.error.code) ? 'skipped' : 'failed',
     error,
     meta: outcome.meta,
-    charged: rowCharge(run.creditsPerRow, error),
+    charged: rowCharge(run.creditsPerRow, error, outcome.meta.cached),
   };
 };
 

@@ -51,8 +51,16 @@ const moveSend = taskStream.decider((command: { sendAt: string; note: string }, 
   return [{ type: 'TaskEmailScheduled', data }];
 });
 
-/** Emails the sender account has sent on the UTC day `day` (YYYY-MM-DD), by the tasks read model. */
-async function sentOn(deps: AppDeps, organizationId: string, senderAccountId: string, day: string) {
+/**
+ * Emails the sender account has sent on the UTC day `day` (YYYY-MM-DD), by the tasks read model: the
+ * counter its dailyLimit is held to (GET /api/linkedin/limits reads it too).
+ */
+export async function sentOn(
+  deps: Pick<AppDeps, 'pool'>,
+  organizationId: string,
+  senderAccountId: string,
+  day: string,
+) {
   const { rows } = await deps.pool.query<{ n: string }>(
     `SELECT count(*) AS n FROM ${TASKS} WHERE organization_id = $1
        AND cells->'email'->>'senderAccountId' = $2 AND cells->'email'->>'status' = 'sent'

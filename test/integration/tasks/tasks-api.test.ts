@@ -290,6 +290,7 @@ test('schedule-email without SMTP_URL: 409 provider_unavailable, the task unchan
     body: { sendAt: new Date(Date.now() + 60_000).toISOString() },
   });
   assert.is(res.status, 409);
+  assert.is(res.body.status, 409);
   assert.is(res.body.code, 'provider_unavailable');
   assert.equal((await call(t.app, 'GET', `/api/tasks/${task.id}`, { headers: bearer(key) })).body, task);
 });

@@ -6,11 +6,15 @@ import { bearer, bootstrapAccount, call, issueKey } from '../accounts.ts';
 import { startTestApp, type TestApp } from '../app.ts';
 import { sampleArticles } from '../content-samples.ts';
 import { type FakeContentApi, startFakeContentApi } from '../fake-content-api.ts';
+import { pdlCompany, pdlPerson, startFakePeopleData } from '../fake-people-data.ts';
+import { startFakeSearxng } from '../fake-searxng.ts';
+import { someProfile, startFakeUnipile } from '../fake-unipile.ts';
 import { createColumn, createTable } from '../tables.ts';
 
 const CONTENT_KEY = 'fuzz-content-key';
 const CRON_SECRET = 'fuzz-cron-secret';
 const METRICS_TOKEN = 'fuzz-metrics-token';
+const PROVIDER_KEY = 'fuzz-provider-key';
 
 /**
  * The kernel's own hidden routes (src/http/app.ts): registered before any feature's, so the route
@@ -48,6 +52,16 @@ export async function startFuzzedService(): Promise<FuzzedService> {
     });
   };
   const fake: FakeContentApi = await startFakeContentApi({ apiKey: CONTENT_KEY, articles: sampleArticles() });
+  // The search and LinkedIn data providers too: a valid search is answered, not a 503 for a missing one.
+  const providers = [
+    await startFakeSearxng({ general: [{ url: 'https://acme.test/', title: 'Acme' }] }),
+    await startFakePeopleData(PROVIDER_KEY, {
+      companies: [pdlCompany('Acme', 'acme.test')],
+      people: [pdlPerson('Jane Doe', 'Acme', 'acme.test')],
+    }),
+    await startFakeUnipile(PROVIDER_KEY, { profiles: [someProfile('janedoe')] }),
+  ];
+  const [searxng, pdl, unipile] = providers.map((p) => p.url);
   const t = await startTestApp({
     projections: service.projections,
     routes: [collector, ...service.routes],
@@ -58,6 +72,11 @@ export async function startFuzzedService(): Promise<FuzzedService> {
       CONTENT_API_TIMEOUT_MS: '2000',
       CRON_SECRET,
       METRICS_TOKEN,
+      SEARXNG_URL: searxng!,
+      PEOPLE_DATA_URL: pdl!,
+      PEOPLE_DATA_API_KEY: PROVIDER_KEY,
+      LINKEDIN_DATA_URL: unipile!,
+      LINKEDIN_DATA_API_KEY: PROVIDER_KEY,
       ...(process.env.STK_TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.STK_TEST_LOG_LEVEL } : {}),
     },
   });
@@ -98,6 +117,7 @@ export async function startFuzzedService(): Promise<FuzzedService> {
     close: async () => {
       await t.close();
       await fake.close();
+      await Promise.all(providers.map((p) => p.close()));
     },
   };
 }

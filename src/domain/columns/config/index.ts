@@ -5,6 +5,7 @@ import { addToCrm } from './add-to-crm.ts';
 import { addToSequence } from './add-to-sequence.ts';
 import { httpRequest } from './http-request.ts';
 import { llm, openProvider } from './open-providers.ts';
+import { companyLookup, linkedinProfile, personLookup, webSearch } from './search-providers.ts';
 import type { Config, ConfigContext, ConfigIssue, ProviderSpec } from './spec.ts';
 import { syncToTable } from './sync-to-table.ts';
 
@@ -17,6 +18,10 @@ export const PROVIDERS: Readonly<Record<string, ProviderSpec>> = {
   add_to_sequence: addToSequence,
   http_request: httpRequest,
   llm,
+  web_search: webSearch,
+  company_lookup: companyLookup,
+  person_lookup: personLookup,
+  linkedin_profile: linkedinProfile,
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

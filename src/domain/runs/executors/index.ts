@@ -4,6 +4,7 @@ import type { EventStore } from '../../../event-store/port.ts';
 import { outboundClientFrom } from '../../../net/index.ts';
 import type { OutboundClient } from '../../../net/outbound.ts';
 import { DEFAULT_CONCURRENCY } from '../../columns/config/http-request.ts';
+import { type SearchDeps, searchDepsFrom } from '../../search/lookup.ts';
 import type { Executor } from '../executor.ts';
 import { addToCrmExecutor } from './add-to-crm.ts';
 import { addToSequenceExecutor } from './add-to-sequence.ts';
@@ -11,6 +12,7 @@ import { httpRequestExecutor } from './http-request.ts';
 import { type LlmSettings, llmExecutor, llmSettingsFrom } from './llm.ts';
 import { notImplementedExecutor } from './not-implemented.ts';
 import { type PromptLoader, promptLoaderFrom } from './prompt-loader.ts';
+import { searchExecutors } from './search-lookups.ts';
 import { syncToTableExecutor } from './sync-to-table.ts';
 
 export type { PromptLoader } from './prompt-loader.ts';
@@ -22,6 +24,8 @@ export interface ExecutorDeps {
   loadPrompt: PromptLoader;
   /** The store and pool add_to_crm and add_to_sequence write and read through (absent: not run). */
   leads?: { store: EventStore; pool: Pool };
+  /** The search and LinkedIn data providers and their cache (absent: those providers are unavailable). */
+  search?: SearchDeps;
 }
 
 /** The process's executor dependencies from its configuration, event store and pool. */
@@ -30,6 +34,7 @@ export const executorDepsFrom = (deps: { config: Config; store: EventStore; pool
   llm: llmSettingsFrom(deps.config),
   loadPrompt: promptLoaderFrom(deps.store),
   leads: { store: deps.store, pool: deps.pool },
+  search: searchDepsFrom(deps),
 });
 
 /**
@@ -62,7 +67,10 @@ export function executorsFrom(deps: ExecutorDeps): (config: Readonly<Record<stri
   const llm = llmExecutor({ settings: deps.llm, loadPrompt: deps.loadPrompt });
   const crm = deps.leads ? addToCrmExecutor(deps.leads) : notImplementedExecutor;
   const sequence = deps.leads ? addToSequenceExecutor(deps.leads) : notImplementedExecutor;
+  const searches = searchExecutors(deps.search);
   return (config) => {
+    if (typeof config.provider === 'string' && Object.hasOwn(searches, config.provider))
+      return searches[config.provider as keyof typeof searches];
     switch (config.provider) {
       case 'http_request':
         return http;

@@ -1,0 +1,3 @@
+import { linkedinSearchRoute } from './search.ts';
+
+export const linkedinCommands = [linkedinSearchRoute];

@@ -1,0 +1,36 @@
+import { providerLookup } from '../../src/domain/search/lookup.ts';
+import { WebSearchAnswer, WebSearchBody } from '../../src/domain/search/schemas.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+
+/**
+ * POST /api/search/web and /api/search/news: SearXNG's general and news categories. A search changes
+ * nothing but the credit balance, and is a POST because its question is a body.
+ */
+const webSearchRoute =
+  (category: 'general' | 'news'): RouteModule =>
+  (app, deps) => {
+    const kind = category === 'news' ? 'news' : 'web';
+    app.post(
+      `/api/search/${kind}`,
+      {
+        config: { access: 'search:run' },
+        schema: {
+          tags: ['search'],
+          summary: `Search the ${kind === 'news' ? 'news' : 'public web'} through the configured SearXNG`,
+          body: WebSearchBody,
+          response: { 200: WebSearchAnswer },
+        },
+      },
+      async (request) => {
+        const asked = { ...request.body, category };
+        const { value, cached, provider } = await providerLookup(deps, request, 'web', (web) => ({
+          operation: category === 'news' ? 'news_search' : 'web_search',
+          request: asked,
+          call: (options) => web.search(asked, options),
+        }));
+        return { results: value, provider, cached };
+      },
+    );
+  };
+
+export const webSearchRoutes = [webSearchRoute('general'), webSearchRoute('news')];
