@@ -1,5 +1,5 @@
 import { loadState } from '../../src/command.ts';
-import { finishedAppends, recordAll } from '../../src/domain/runs/record.ts';
+import { recordAll, stoppedAppends } from '../../src/domain/runs/record.ts';
 import { columnRunStream, eventIdOf, RUN_ROW, runStream } from '../../src/domain/runs/run-state.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import type { AppDeps } from '../../src/http/app.ts';
@@ -25,22 +25,11 @@ export async function stopRun(
   ]);
   const cancelled = await cancelPending(deps.pool, { kind: RUN_ROW, groupKey: runId });
   const { tableId, columnId } = run;
-  const skipped = { code: 'run_stopped', message: 'the run was stopped before this row started' };
   await recordAll(
     deps.store,
-    cancelled.flatMap((id) => {
-      const rowId = id.slice(`${RUN_ROW}:${runId}:`.length);
-      const step = { runId, tableId, columnId, rowId, at };
-      return finishedAppends(step, {
-        runId,
-        rowId,
-        outcome: 'skipped',
-        error: skipped,
-        meta: null,
-        charged: 0,
-        at,
-      });
-    }),
+    cancelled.flatMap((id) =>
+      stoppedAppends({ runId, tableId, columnId, rowId: id.slice(`${RUN_ROW}:${runId}:`.length), at }),
+    ),
   );
   return stopped.position;
 }
