@@ -23,6 +23,7 @@ import { median, openBenchApp } from './lib/bench-app.ts';
 import { measureInsertLatency } from './lib/insert-latency.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
+import { describeTimeline, type Timeline, timelineOf } from './lib/run-timeline.ts';
 import { numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Column runs';
@@ -126,6 +127,7 @@ try {
       await insertRows(url, key, tableId, batch);
     }
     const starts: number[] = [];
+    const timelines: Timeline[] = [];
     const runOnce = async (): Promise<number> => {
       await server.checkpoint();
       const start = performance.now();
@@ -138,6 +140,8 @@ try {
       const run = await runEnded(url, key, res.body.id, 3_600_000);
       const seconds = (performance.now() - start) / 1000;
       if (run.counts.succeeded !== settings.rows) throw new Error(`run ended ${JSON.stringify(run)}`);
+      timelines.push(await timelineOf(bench.deps.pool, res.body.id));
+      log(`  ${describeTimeline(timelines.at(-1)!)}`);
       return settings.rows / seconds;
     };
     await plainClient(); // warm-up of the target and the client
