@@ -33,6 +33,53 @@ BEGIN
 END
 $fn$;
 
+-- A group cancelled for good (a stopped run): its pending items cancelled, and nothing enqueued into it
+-- after. Both take the group's lock, so an enqueue either lands before the cancel (and is cancelled by
+-- it) or sees the cancel and adds nothing: a claim can then hand out an item of a cancelled group only
+-- if it was leased before the cancel. That lets a run's rows start at their claim, without a check of
+-- the run before each call.
+CREATE TABLE work_cancelled_groups (
+  kind         text NOT NULL,
+  group_key    text NOT NULL,
+  cancelled_at timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (kind, group_key)
+);
+
+CREATE FUNCTION work_cancel_group(p_kind text, p_group text) RETURNS SETOF text
+LANGUAGE plpgsql AS $fn$
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext('work-group:' || p_kind || ':' || p_group));
+  INSERT INTO work_cancelled_groups (kind, group_key) VALUES (p_kind, p_group) ON CONFLICT DO NOTHING;
+  RETURN QUERY
+    UPDATE work_items SET status = 'cancelled', updated_at = now()
+    WHERE kind = p_kind AND group_key = p_group AND status = 'pending'
+    RETURNING id;
+END
+$fn$;
+
+-- Enqueues items of one kind and group unless the group was cancelled: answers how many were new, or
+-- -1 (nothing enqueued) when it was.
+CREATE FUNCTION work_enqueue_group(p_kind text, p_group text, p_items jsonb) RETURNS int
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  n int;
+BEGIN
+  PERFORM pg_advisory_xact_lock(hashtext('work-group:' || p_kind || ':' || p_group));
+  IF EXISTS (SELECT 1 FROM work_cancelled_groups WHERE kind = p_kind AND group_key = p_group) THEN
+    RETURN -1;
+  END IF;
+  INSERT INTO work_items (id, kind, organization_id, group_key, group_limit, payload, run_at)
+  SELECT i.id, p_kind, i.organization_id, p_group, i.group_limit, i.payload, date_trunc('milliseconds', now())
+  FROM jsonb_to_recordset(p_items) AS i(id text, organization_id text, group_limit integer, payload jsonb)
+  ON CONFLICT (id) DO NOTHING;
+  GET DIAGNOSTICS n = ROW_COUNT;
+  RETURN n;
+END
+$fn$;
+
 -- Down Migration
 DROP FUNCTION work_settle_claim(text, jsonb, text, timestamptz, int, int);
 DROP FUNCTION work_settle(text, jsonb);
+DROP FUNCTION work_enqueue_group(text, text, jsonb);
+DROP FUNCTION work_cancel_group(text, text);
+DROP TABLE work_cancelled_groups;

@@ -236,6 +236,43 @@ export async function cancelPending(db: Db, filter: { kind: string; groupKey: st
   return rows.map((r) => r.id);
 }
 
+/**
+ * Cancels a group for good (a stopped run): its pending items become `cancelled` and `enqueueInGroup`
+ * adds nothing to it after (migration 0014: both take the group's lock). Answers the ids cancelled.
+ */
+export async function cancelGroup(db: Db, filter: { kind: string; groupKey: string }): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>('SELECT work_cancel_group($1, $2) AS id', [
+    filter.kind,
+    filter.groupKey,
+  ]);
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Enqueues items into one group unless `cancelGroup` cancelled it: answers how many were new, or
+ * `cancelled` (nothing enqueued). Items are due at once.
+ */
+export async function enqueueInGroup(
+  db: Db,
+  group: { kind: string; groupKey: string },
+  items: readonly Omit<WorkItemInput, 'kind' | 'groupKey' | 'runAt'>[],
+): Promise<number | 'cancelled'> {
+  const { rows } = await db.query<{ n: number }>('SELECT work_enqueue_group($1, $2, $3::jsonb) AS n', [
+    group.kind,
+    group.groupKey,
+    JSON.stringify(
+      items.map((item) => ({
+        id: item.id,
+        organization_id: item.organizationId,
+        group_limit: item.groupLimit ?? null,
+        payload: item.payload ?? null,
+      })),
+    ),
+  ]);
+  const n = rows[0]?.n ?? 0;
+  return n < 0 ? 'cancelled' : n;
+}
+
 /** Settled items back to pending (a redelivery, a replay); answers the ids that were requeued. */
 export async function requeue(db: Db, ids: readonly string[], runAt?: Date): Promise<string[]> {
   if (ids.length === 0) return [];
@@ -263,6 +300,11 @@ export async function sweep(db: Db, olderThanMs: number, batch = 1000): Promise<
        WHERE status IN ('done', 'dead', 'cancelled') AND updated_at < now() - make_interval(secs => $1::bigint / 1000.0)
        LIMIT $2)`,
     [olderThanMs, batch],
+  );
+  // Groups cancelled that long ago have nothing left to enqueue.
+  await db.query(
+    'DELETE FROM work_cancelled_groups WHERE cancelled_at < now() - make_interval(secs => $1::bigint / 1000.0)',
+    [olderThanMs],
   );
   return rowCount ?? 0;
 }

@@ -1,8 +1,8 @@
+import { ROWS } from '../../../projections/rows/rows.ts';
 import { loadState } from '../../command.ts';
 import type { WorkerFactory } from '../../feature.ts';
-import { enqueue, existing } from '../../work/queue.ts';
-import type { RunCreatedData } from './events.ts';
-import { queuedAppend, recordAll, stoppedAppends } from './record.ts';
+import { enqueueInGroup, existing } from '../../work/queue.ts';
+import { finishedAppends, queuedAppend, recordAll, stoppedAppends } from './record.ts';
 import { ROW_LEASE_MS } from './row-worker.ts';
 import { RUN_QUEUE, RUN_ROW, runRowItemId, runStream } from './run-state.ts';
 
@@ -10,14 +10,16 @@ import { RUN_QUEUE, RUN_ROW, runRowItemId, runStream } from './run-state.ts';
 const FIRST_STEP = 64;
 const STEP = 1000;
 
+const rowDeleted = { code: 'row_not_found', message: 'the row was deleted' };
+
 /**
  * A run's rows become work, a step at a time (the run reactor enqueues this once per run): each step's
- * cells are recorded `queued`, then its rows enqueued, so a row's cell shows `queued` before the row
- * can start. This was the start request's job, which for 10,000 rows took seconds before the run
- * could answer; here the first rows run while the rest are being queued. A stop seen between steps
- * skips the rows not yet queued (the stop cancels the queued ones; a row enqueued just after a stop
- * sees it and is skipped). Every event and item id comes from the run and the row, so a step done
- * again (this item's holder died) adds nothing.
+ * cells are recorded `queued`, then its rows enqueued with their cells (read here, a step at once), so
+ * a cell shows `queued` before its row can start and a row needs no read before its call. This was
+ * the start request's job, which for 10,000 rows took seconds before the run could answer; here the
+ * first rows run while the rest are being queued. Once the run is stopped its group takes nothing
+ * more (`cancelGroup`): the rows not yet enqueued are skipped here. Every event and item id comes from
+ * the run and the row, so a step done again (this item's holder died) adds nothing.
  */
 export const runQueueWorker: WorkerFactory = (deps) => ({
   kind: RUN_QUEUE,
@@ -25,50 +27,59 @@ export const runQueueWorker: WorkerFactory = (deps) => ({
   leaseMs: ROW_LEASE_MS,
   async handle(item, signal) {
     const { runId } = item.payload as { runId: string };
-    const stream = runStream.name(runId);
-    let { state } = await loadState(deps.store, stream, runStream);
-    const run: RunCreatedData | undefined = state.created;
+    const run = (await loadState(deps.store, runStream.name(runId), runStream)).state.created;
     if (!run) return { status: 'dead', error: `no run ${runId}` };
-    const { tableId, columnId, organizationId, concurrency } = run;
-    const rowIds = run.rowIds;
-    let next = 0;
-    while (next < rowIds.length) {
+    const { tableId, columnId, organizationId, concurrency, rowIds } = run;
+    const group = { kind: RUN_ROW, groupKey: runId };
+    for (let next = 0; next < rowIds.length; ) {
       if (signal.aborted) throw signal.reason ?? new Error('aborted');
-      if (state.stopRequestedAt || state.finished) {
-        const at = deps.clock().toISOString();
-        // Only rows never enqueued: a row enqueued before (this item done again after its holder died)
-        // is the stop's to skip, or running, or done.
-        const enqueued = await existing(
+      const step = rowIds.slice(next, next + (next === 0 ? FIRST_STEP : STEP));
+      const at = deps.clock().toISOString();
+      const { rows } = await deps.pool.query<{ id: string; cells: Record<string, unknown> }>(
+        `SELECT id, cells FROM ${ROWS} WHERE table_id = $1 AND id = ANY($2)`,
+        [tableId, step],
+      );
+      const cellsOf = new Map(rows.map((r) => [r.id, r.cells]));
+      const present = step.filter((rowId) => cellsOf.has(rowId));
+      await recordAll(deps.store, [
+        ...present.flatMap((rowId) => queuedAppend({ runId, tableId, columnId, rowId, at })),
+        ...step
+          .filter((rowId) => !cellsOf.has(rowId))
+          .flatMap((rowId) =>
+            finishedAppends(
+              { runId, tableId, columnId, rowId, at },
+              { runId, rowId, outcome: 'skipped', error: rowDeleted, meta: null, charged: 0, at },
+            ),
+          ),
+      ]);
+      const enqueued = await enqueueInGroup(
+        deps.pool,
+        group,
+        present.map((rowId) => ({
+          id: runRowItemId(runId, rowId),
+          organizationId,
+          groupLimit: concurrency,
+          payload: { runId, rowId, tableId, cells: cellsOf.get(rowId) },
+        })),
+      );
+      if (enqueued === 'cancelled') {
+        // Only rows never enqueued: a row enqueued before (this item done again after its holder
+        // died) was the stop's to skip, or is running, or done.
+        const rest = rowIds.slice(next);
+        const known = await existing(
           deps.pool,
-          rowIds.slice(next).map((rowId) => runRowItemId(runId, rowId)),
+          rest.map((rowId) => runRowItemId(runId, rowId)),
         );
-        const rest = rowIds.slice(next).filter((rowId) => !enqueued.has(runRowItemId(runId, rowId)));
         await recordAll(
           deps.store,
-          rest.flatMap((rowId) => stoppedAppends({ runId, tableId, columnId, rowId, at })),
+          rest
+            .filter((rowId) => !known.has(runRowItemId(runId, rowId)))
+            .flatMap((rowId) => stoppedAppends({ runId, tableId, columnId, rowId, at })),
         );
         return { status: 'done' };
       }
-      const step = rowIds.slice(next, next + (next === 0 ? FIRST_STEP : STEP));
-      const at = deps.clock().toISOString();
-      await recordAll(
-        deps.store,
-        step.flatMap((rowId) => queuedAppend({ runId, tableId, columnId, rowId, at })),
-      );
-      await enqueue(
-        deps.pool,
-        step.map((rowId) => ({
-          id: runRowItemId(runId, rowId),
-          kind: RUN_ROW,
-          organizationId,
-          groupKey: runId,
-          groupLimit: concurrency,
-          payload: { runId, rowId, tableId },
-        })),
-      );
       deps.work?.nudge(RUN_ROW);
       next += step.length;
-      if (next < rowIds.length) ({ state } = await loadState(deps.store, stream, runStream));
     }
     return { status: 'done' };
   },

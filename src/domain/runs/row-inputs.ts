@@ -20,9 +20,9 @@ interface Wanted {
 /**
  * Reads the inputs of the rows asked for in the same turn of the event loop together: one read of each
  * run's stream (from the revision kept) and one query per table for the rows' cells, side by side.
- * Rows are claimed in batches, and each row read on its own cost two round trips a row before its
- * call. A row asking after a read has started waits for the next one, so what it sees of a stop is
- * never older than its claim.
+ * Only for row items enqueued before items carried their cells (src/domain/runs/queue-worker.ts); a
+ * row asking after a read has started waits for the next one, so what it sees of a stop is never
+ * older than its claim.
  */
 export function rowInputsLoader(deps: Pick<AppDeps, 'store' | 'pool'>) {
   let waiting: Wanted[] = [];

@@ -1,4 +1,5 @@
 import { COLUMNS, type ColumnRow } from '../../../projections/columns/columns.ts';
+import { loadState } from '../../command.ts';
 import { AppError } from '../../errors.ts';
 import type { WorkerFactory } from '../../feature.ts';
 import type { AppDeps } from '../../http/app.ts';
@@ -6,12 +7,20 @@ import { MAX_THROWS } from '../../work/worker.ts';
 import { secretsFor } from '../secrets/vault.ts';
 import { rowCharge } from './credits.ts';
 import type { RunCreatedData, RunRowFinishedData } from './events.ts';
-import type { ExecutionOutcome, Executor, RowWriter, RunColumn } from './executor.ts';
+import type { ExecutionOutcome, Executor, RunColumn } from './executor.ts';
 import { SKIP_CODES } from './executors/index.ts';
 import { finishedAppends, type RowStep, record, startedAppends, stoppedAppends } from './record.ts';
 import { rowInputsLoader } from './row-inputs.ts';
 import { runRowWriter } from './row-writer.ts';
-import { RUN_ROW, rowIdempotencyKey } from './run-state.ts';
+import { RUN_ROW, rowIdempotencyKey, runStream } from './run-state.ts';
+
+/** A row's work item (src/domain/runs/queue-worker.ts); items enqueued before carry no cells. */
+interface RowPayload {
+  runId: string;
+  rowId: string;
+  tableId: string;
+  cells?: Record<string, unknown>;
+}
 
 /** Picks the executor of a column's provider (src/domain/runs/executors/: `executorsFrom`). */
 export type ExecutorFor = (config: Readonly<Record<string, unknown>>) => Executor;
@@ -44,7 +53,7 @@ async function tableColumns(deps: AppDeps, run: RunCreatedData): Promise<RunColu
   return columns;
 }
 
-/** Writes into other tables are the sync executor's; until it wires the rows commands, they refuse. */
+/** A row's result as the run records it: its outcome, error, what the executor reported and its charge. */
 const finished = (
   step: RowStep,
   run: RunCreatedData,
@@ -74,14 +83,30 @@ export const runRowWorker =
   (deps) => {
     const executorFor = executorsOf(deps);
     const inputsOf = rowInputsLoader(deps);
+    // How each run started (its column, credits, concurrency): it never changes, so read once a run.
+    const started = new Map<string, Promise<RunCreatedData | undefined>>();
+    const createdRun = (runId: string) => {
+      let run = started.get(runId);
+      if (!run) {
+        run = loadState(deps.store, runStream.name(runId), runStream).then(({ state }) => state.created);
+        run.catch(() => started.delete(runId));
+        started.set(runId, run);
+        if (started.size > 100) started.delete(started.keys().next().value!);
+      }
+      return run;
+    };
     return {
       kind: RUN_ROW,
       concurrency: ROWS_AT_ONCE,
       leaseMs: ROW_LEASE_MS,
       async handle(item, signal) {
-        const { runId, rowId, tableId } = item.payload as { runId: string; rowId: string; tableId: string };
-        // The run's state (stopped?) and the row's cells, read with the other rows claimed with it.
-        const { run: state, cells: stored } = await inputsOf(runId, tableId, rowId);
+        const { runId, rowId, tableId, cells } = item.payload as RowPayload;
+        // The row is running from its claim (a stop cancels what is not claimed: `cancelGroup`), and
+        // its cells came with it; items enqueued without cells read them, and the run's state, first.
+        const { run: state, cells: stored } =
+          cells === undefined
+            ? await inputsOf(runId, tableId, rowId)
+            : { run: { created: await createdRun(runId) }, cells };
         const run = state.created;
         if (!run) return { status: 'dead', error: `no run ${runId}` };
         const step: RowStep = { runId, tableId: run.tableId, columnId: run.columnId, rowId, at: '' };
