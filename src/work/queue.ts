@@ -273,6 +273,19 @@ export async function enqueueInGroup(
   return n < 0 ? 'cancelled' : n;
 }
 
+/**
+ * The pending items of a group due at once (what they waited for has happened: a column's run ended
+ * and its auto-run need not wait out its retry). Answers how many were moved up.
+ */
+export async function dueNow(db: Db, filter: { kind: string; groupKey: string }): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE work_items SET run_at = date_trunc('milliseconds', now()), updated_at = now()
+     WHERE kind = $1 AND group_key = $2 AND status = 'pending' AND run_at > now()`,
+    [filter.kind, filter.groupKey],
+  );
+  return rowCount ?? 0;
+}
+
 /** Settled items back to pending (a redelivery, a replay); answers the ids that were requeued. */
 export async function requeue(db: Db, ids: readonly string[], runAt?: Date): Promise<string[]> {
   if (ids.length === 0) return [];

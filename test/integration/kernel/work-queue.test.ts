@@ -5,6 +5,7 @@ import {
   cancelGroup,
   cancelPending,
   claim,
+  dueNow,
   enqueue,
   enqueueInGroup,
   release,
@@ -172,6 +173,21 @@ test('a cancelled group: its pending items cancelled, nothing enqueued into it a
   assert.is(await statusOf(db, 'g4'), undefined, 'nothing enqueued after the cancel');
   assert.equal(await statusOf(db, 'g1'), { status: 'leased', attempts: 1 }, 'what was claimed runs on');
   assert.is(await enqueueInGroup(db.pool, { kind: 'test', groupKey: 'run-5' }, items(['h1'])), 1);
+});
+
+test('a group put off until later can be made due now', async ({ db }) => {
+  const later = new Date(Date.now() + 3_600_000);
+  await enqueue(db.pool, [
+    item('late', { key: 'col-1', limit: 1 }, later),
+    item('other', { key: 'col-2', limit: 1 }, later),
+  ]);
+  assert.is((await claimFor(db, 'o', 5)).length, 0);
+  assert.is(await dueNow(db.pool, { kind: 'test', groupKey: 'col-1' }), 1);
+  assert.equal(
+    (await claimFor(db, 'o', 5)).map((w) => w.id),
+    ['late'],
+    'only the group named',
+  );
 });
 
 test('retry, release, cancel and requeue move items as they say', async ({ db }) => {
