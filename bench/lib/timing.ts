@@ -24,7 +24,7 @@ export interface LoadOptions {
   op: (worker: number, seq: number) => Promise<number | undefined>;
 }
 
-function percentile(sorted: number[], p: number): number {
+export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
 }

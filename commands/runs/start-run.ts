@@ -9,7 +9,6 @@ import { organizationStream } from '../../src/domain/accounts/streams.ts';
 import { reserveCredits } from '../../src/domain/runs/credits.ts';
 import type { RunCreatedData, RunTrigger } from '../../src/domain/runs/events.ts';
 import { runConcurrency } from '../../src/domain/runs/executors/index.ts';
-import { queuedAppend, recordAll } from '../../src/domain/runs/record.ts';
 import { claimColumn, columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { AppError } from '../../src/errors.ts';
@@ -38,8 +37,8 @@ export interface StartRun {
 /**
  * Starts a run of a column: the rows the estimate would count, a claim on the column (one run at a
  * time: 409 `run_in_progress`), the credits reserved (402 `insufficient_credits` when not one row is
- * covered), then the run's start event. The reactor turns that into one work item per row. Used by
- * the run route and by auto-run.
+ * covered), then the run's start event. The reactor turns that into work: the rows' cells are queued
+ * and the rows enqueued off the request. Used by the run route and by auto-run.
  */
 export async function startRun(
   deps: AppDeps,
@@ -119,12 +118,7 @@ export async function startRun(
     [{ id: eventIdOf('created', runId), type: 'RunCreated', data: run, metadata }],
     { expectedRevision: 'no_stream' },
   );
-  // The cells show `queued` before any row starts; the unfunded ones are skipped in the run's read model.
-  const at = run.at;
-  await recordAll(
-    deps.store,
-    run.rowIds.flatMap((rowId) => queuedAppend({ runId, tableId, columnId, rowId, at })),
-  );
+  // Its rows are queued off the request (the run reactor, then src/domain/runs/queue-worker.ts).
   return { run, position: appended.position };
 }
 

@@ -1,15 +1,18 @@
+import { CREDIT_LEDGER } from '../../projections/accounts/credit-ledger.ts';
 import { loadState } from '../../src/command.ts';
-import { finishedAppends, recordAll } from '../../src/domain/runs/record.ts';
+import { settleCredits } from '../../src/domain/runs/credits.ts';
+import { recordAll, stoppedAppends } from '../../src/domain/runs/record.ts';
 import { columnRunStream, eventIdOf, RUN_ROW, runStream } from '../../src/domain/runs/run-state.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import type { AppDeps } from '../../src/http/app.ts';
-import { cancelPending } from '../../src/work/queue.ts';
+import { cancelGroup } from '../../src/work/queue.ts';
 
 /**
- * Stops a run: the stop is recorded first (a row that starts after it sees it and is skipped), then the
- * rows still waiting are taken off the queue and recorded as skipped. Rows already running finish; the
- * run ends `stopped` once they have (the runs read model sees the last row and enqueues the end).
- * Stopping a run that has ended, or is stopping, changes nothing.
+ * Stops a run: the stop is recorded first, then the rows still waiting are taken off the queue for good
+ * (none can be enqueued after: `cancelGroup`) and recorded as skipped. A row is running from its claim:
+ * rows claimed before the cancel finish; the run ends `stopped` once they have (the runs read model
+ * sees the last row and enqueues the end). Stopping a run that has ended, or is stopping, changes
+ * nothing.
  */
 export async function stopRun(
   deps: AppDeps,
@@ -23,24 +26,13 @@ export async function stopRun(
   const stopped = await deps.store.append(runStream.name(runId), [
     { id: eventIdOf('stop', runId), type: 'RunStopRequested', data: { runId, at }, metadata },
   ]);
-  const cancelled = await cancelPending(deps.pool, { kind: RUN_ROW, groupKey: runId });
+  const cancelled = await cancelGroup(deps.pool, { kind: RUN_ROW, groupKey: runId });
   const { tableId, columnId } = run;
-  const skipped = { code: 'run_stopped', message: 'the run was stopped before this row started' };
   await recordAll(
     deps.store,
-    cancelled.flatMap((id) => {
-      const rowId = id.slice(`${RUN_ROW}:${runId}:`.length);
-      const step = { runId, tableId, columnId, rowId, at };
-      return finishedAppends(step, {
-        runId,
-        rowId,
-        outcome: 'skipped',
-        error: skipped,
-        meta: null,
-        charged: 0,
-        at,
-      });
-    }),
+    cancelled.flatMap((id) =>
+      stoppedAppends({ runId, tableId, columnId, rowId: id.slice(`${RUN_ROW}:${runId}:`.length), at }),
+    ),
   );
   return stopped.position;
 }
@@ -64,8 +56,29 @@ export async function activeRunOf(
   const { runId } = last.data as { runId: string };
   const { state: run } = await loadState(deps.store, runStream.name(runId), runStream);
   if (run.created || deps.clock().getTime() - last.recordedAt.getTime() < STALE_CLAIM_MS) return runId;
+  await refundUncreated(deps, runId);
   await deps.store.append(lock, [
     { id: eventIdOf('release', runId), type: 'ColumnRunReleased', data: { tableId, columnId, runId } },
   ]);
   return undefined;
+}
+
+/**
+ * The reservation of a start that died before creating its run, given back: no run names it, so no
+ * run's end would. Read from the ledger (two minutes after the claim, it has seen the reservation);
+ * the refund's id is the one a run's end would use, so it lands once and never beside a settlement.
+ */
+async function refundUncreated(deps: AppDeps, runId: string): Promise<void> {
+  const { rows } = await deps.pool.query<{ organization_id: string; amount: number }>(
+    `SELECT organization_id, amount FROM ${CREDIT_LEDGER} WHERE run_id = $1 AND kind = 'reservation'`,
+    [runId],
+  );
+  const reserved = rows[0];
+  if (!reserved) return;
+  await settleCredits(deps.store, {
+    organizationId: reserved.organization_id,
+    runId,
+    charged: 0,
+    refunded: reserved.amount,
+  });
 }

@@ -1,14 +1,16 @@
 import type { RunEvent } from '../../src/domain/runs/events.ts';
-import { RUN_ROW, runRowItemId } from '../../src/domain/runs/run-state.ts';
+import { RUN_QUEUE, runQueueItemId } from '../../src/domain/runs/run-state.ts';
 import type { Projection } from '../../src/projection/types.ts';
 import { enqueue } from '../../src/work/queue.ts';
 
 /**
- * A run's start becomes one work item per row (DESIGN section 9), in the transaction that moves this
- * reactor's checkpoint: each start is turned into work exactly once, and an item's id (run and row)
- * makes a repeat a no-op. The run is the items' group, its concurrency their limit across processes.
- * No tables of its own; never bump its version (a rebuild would read the whole log again; the ids
- * make that harmless only while the items are kept).
+ * A run's start becomes work (DESIGN section 9), in the transaction that moves this reactor's
+ * checkpoint: each start is turned into work exactly once, and the item's id (the run's) makes a
+ * repeat a no-op. The item queues the run's rows a step at a time (src/domain/runs/queue-worker.ts:
+ * their cells `queued`, then one item per row, the run their group and its concurrency their limit).
+ * Runs with no rows to run have nothing to queue (the runs read model ends them). No tables of its
+ * own; never bump its version (a rebuild would read the whole log again; the ids make that harmless
+ * only while the items are kept).
  */
 export const runReactor: Projection<Extract<RunEvent, { type: 'RunCreated' }>> = {
   name: 'run-reactor',
@@ -16,17 +18,16 @@ export const runReactor: Projection<Extract<RunEvent, { type: 'RunCreated' }>> =
   handles: ['RunCreated'],
   tables: {},
   async apply(events, { tx }) {
-    const items = events.flatMap((event) => {
-      const { runId, organizationId, tableId, rowIds, concurrency } = event.data;
-      return rowIds.map((rowId) => ({
-        id: runRowItemId(runId, rowId),
-        kind: RUN_ROW,
-        organizationId,
-        groupKey: runId,
-        groupLimit: concurrency,
-        payload: { runId, rowId, tableId },
-      }));
-    });
-    for (let i = 0; i < items.length; i += 5000) await enqueue(tx, items.slice(i, i + 5000));
+    await enqueue(
+      tx,
+      events
+        .filter((event) => event.data.rowIds.length > 0)
+        .map((event) => ({
+          id: runQueueItemId(event.data.runId),
+          kind: RUN_QUEUE,
+          organizationId: event.data.organizationId,
+          payload: { runId: event.data.runId },
+        })),
+    );
   },
 };

@@ -3,7 +3,16 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { backoffMs } from '../db/backoff.ts';
 import type { Pool } from '../db/pool.ts';
-import { claim, release, renew, type Settlement, settle, sweep, type WorkItem } from './queue.ts';
+import {
+  type HeldSettlement,
+  release,
+  renew,
+  type Settlement,
+  settleAndClaim,
+  settleMany,
+  sweep,
+  type WorkItem,
+} from './queue.ts';
 
 export type Outcome = Settlement;
 
@@ -42,12 +51,17 @@ export const SETTLED_RETENTION_MS = 30 * 24 * 3_600_000;
 export const processOwner = () => `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 
 /**
- * Claims and handles items of one kind: as many at once as `concurrency` allows, claiming again
- * whenever a slot frees, renewing the leases of what it holds, settling each outcome. It survives the
- * database going away: errors in the loop are logged and retried with backoff.
+ * Claims and handles items of one kind: as many at once as `concurrency` allows, renewing the leases of
+ * what it holds. What finishes is settled by the loop together with the next claim, in one round trip
+ * (`settleAndClaim`): items finishing while a round trip is out go in the next one, so a busy worker
+ * pays one round trip per batch of items, not a settle and a claim per item. An item keeps its slot
+ * (and its lease renewed) until its settlement is stored. It survives the database going away: errors
+ * in the loop are logged and retried with backoff, settlements kept until they are stored.
  */
 export class Worker {
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  /** Finished items whose outcome is not stored yet (still in `inFlight`: their slots stay taken). */
+  private toSettle: HeldSettlement[] = [];
   private readonly owner: string;
   private readonly leaseMs: number;
   private readonly pollMs: number;
@@ -92,11 +106,15 @@ export class Worker {
     await this.loop;
     this.loop = undefined;
     clearInterval(this.renewTimer);
-    const held = [...this.inFlight.keys()];
     for (const { controller } of this.inFlight.values()) controller.abort(new Error('shutting down'));
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
-    // Only what is still leased to us: what settled meanwhile keeps its outcome.
-    await release(this.pool, this.owner, held).catch(() => {});
+    // What finished is stored (once: at worst its lease runs out and it is done again, recording nothing
+    // new); the rest is given back. Only what is still leased to us: settled items keep their outcome.
+    const settling = this.toSettle.splice(0);
+    await settleMany(this.pool, this.owner, settling).catch(() => {});
+    for (const { id } of settling) this.inFlight.delete(id);
+    await release(this.pool, this.owner, [...this.inFlight.keys()]).catch(() => {});
+    this.inFlight.clear();
   }
 
   private async run(): Promise<void> {
@@ -106,37 +124,42 @@ export class Worker {
     let lastClaim = 0;
     const batch = Math.max(1, Math.ceil(this.spec.concurrency / 4));
     while (!this.stopped) {
-      let claimed = 0;
-      const free = this.spec.concurrency - this.inFlight.size;
-      // With more due, claim once a quarter of the slots are free (or a poll interval has passed): one
-      // round trip for several items, not one per item that finishes.
+      const settling = this.toSettle.splice(0);
+      const free = this.spec.concurrency - this.inFlight.size + settling.length;
+      // With more due and nothing to settle, claim once a quarter of the slots are free (or a poll
+      // interval has passed): one round trip for several items, not one per item that finishes.
       const waited = performance.now() - lastClaim;
-      if (busy && free < batch && this.inFlight.size > 0 && waited < this.pollMs) {
+      if (settling.length === 0 && busy && free < batch && this.inFlight.size > 0 && waited < this.pollMs) {
         await this.pause(this.pollMs - waited, true);
         continue;
       }
+      let claimed = 0;
       try {
-        if (free > 0) {
-          const items = await claim(this.pool, {
-            kind: this.spec.kind,
-            owner: this.owner,
-            limit: free,
-            leaseMs: this.leaseMs,
-            now: this.options.clock(),
-          });
-          lastClaim = performance.now();
-          claimed = items.length;
-          for (const item of items) this.begin(item);
-        }
+        const items = await settleAndClaim(this.pool, {
+          kind: this.spec.kind,
+          owner: this.owner,
+          settlements: settling,
+          limit: free,
+          leaseMs: this.leaseMs,
+          now: this.options.clock(),
+        });
+        for (const { id } of settling) this.inFlight.delete(id);
+        lastClaim = performance.now();
+        claimed = items.length;
+        for (const item of items) this.begin(item);
         await this.sweepNowAndThen();
         failures = 0;
       } catch (error) {
+        // Not stored: settled with the next round trip (the items keep their slots and leases meanwhile).
+        this.toSettle.unshift(...settling);
         failures++;
         this.options.logger.warn({ err: error, kind: this.spec.kind }, 'work claim failed; retrying');
-        await this.pause(backoffMs(failures));
+        await this.pause(backoffMs(failures), true);
         continue;
       }
       busy = claimed > 0 && claimed === free;
+      // Items that finished during the round trip are settled (and their slots refilled) at once.
+      if (this.toSettle.length > 0 && !this.stopped) continue;
       if (busy) await this.pause(this.pollMs, true);
       else await this.pause(this.pollMs);
     }
@@ -164,11 +187,7 @@ export class Worker {
 
   private begin(item: WorkItem): void {
     const controller = new AbortController();
-    const done = this.handle(item, controller.signal).finally(() => {
-      this.inFlight.delete(item.id);
-      // A slot is free: claim again without waiting out the poll.
-      this.wake?.();
-    });
+    const done = this.handle(item, controller.signal);
     this.inFlight.set(item.id, { controller, done });
   }
 
@@ -177,7 +196,11 @@ export class Worker {
     try {
       outcome = await this.spec.handle(item, signal);
     } catch (error) {
-      if (signal.aborted) return; // released at stop, or taken over: not this holder's to settle
+      if (signal.aborted) {
+        // Released at stop, or taken over: not this holder's to settle.
+        if (!this.stopped) this.inFlight.delete(item.id);
+        return;
+      }
       this.options.logger.error({ err: error, kind: item.kind, item: item.id }, 'work item failed');
       const message = error instanceof Error ? error.message : String(error);
       outcome =
@@ -189,21 +212,9 @@ export class Worker {
               error: message,
             };
     }
-    await this.settleWithRetry(item, outcome, signal);
-  }
-
-  /** The outcome is recorded already (events); settling the item must outlive a short database outage. */
-  private async settleWithRetry(item: WorkItem, outcome: Outcome, signal: AbortSignal): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await settle(this.pool, this.owner, item.id, outcome);
-        return;
-      } catch (error) {
-        if (this.stopped || signal.aborted) return; // the lease runs out and the item is done again
-        this.options.logger.warn({ err: error, item: item.id }, 'settling a work item failed; retrying');
-        await new Promise((r) => setTimeout(r, backoffMs(attempt)));
-      }
-    }
+    // The outcome is recorded already (events); the loop stores the settlement with its next round trip.
+    this.toSettle.push({ id: item.id, outcome });
+    this.wake?.();
   }
 
   private async renewLeases(): Promise<void> {

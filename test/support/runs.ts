@@ -70,8 +70,9 @@ export async function startTarget(
  * The whole service over a fresh database with its workers, allowed to call loopback targets (and
  * as fast as they answer: the per-host rate limit is not what these tests are about).
  */
-export function startRunsApp(): Promise<TestApp> {
+export function startRunsApp(options: { clock?: () => Date } = {}): Promise<TestApp> {
   return startTestApp({
+    clock: options.clock,
     projections: service.projections,
     routes: service.routes,
     authenticator: createAuthenticator,

@@ -5,6 +5,7 @@ import { runQueries } from '../../../queries/runs/index.ts';
 import type { Feature } from '../../feature.ts';
 import { executorDepsFrom, executorsFrom } from './executors/index.ts';
 import { runFinishWorker } from './finish-worker.ts';
+import { runQueueWorker } from './queue-worker.ts';
 import { runRowWorker } from './row-worker.ts';
 import { columnRunStream, runStream } from './run-state.ts';
 
@@ -15,5 +16,5 @@ export const runsFeature: Feature = {
   commands: runCommands,
   queries: runQueries,
   projections: [runsProjection, runReactor],
-  workers: [runRowWorker((deps) => executorsFrom(executorDepsFrom(deps))), runFinishWorker],
+  workers: [runQueueWorker, runRowWorker((deps) => executorsFrom(executorDepsFrom(deps))), runFinishWorker],
 };

@@ -1,4 +1,6 @@
+import { AUTORUN_KIND } from '../../../projections/autorun/autorun.ts';
 import type { WorkerFactory } from '../../feature.ts';
+import { dueNow } from '../../work/queue.ts';
 import { settleCredits } from './credits.ts';
 import type { RunCreatedData, RunEvent, RunFinishedData } from './events.ts';
 import { columnRunStream, eventIdOf, RUN_FINISH, runStream } from './run-state.ts';
@@ -75,6 +77,9 @@ export const runFinishWorker: WorkerFactory = (deps) => ({
     await deps.store.append(columnRunStream.name(tableId, columnId), [
       { id: eventIdOf('release', runId), type: 'ColumnRunReleased', data: { tableId, columnId, runId } },
     ]);
+    // Rows inserted while this run held the column wait in an auto-run item put off for a while
+    // (src/domain/autorun/worker.ts): the column is free now, so their run need not wait that out.
+    if (await dueNow(deps.pool, { kind: AUTORUN_KIND, groupKey: columnId })) deps.work?.nudge(AUTORUN_KIND);
     return { status: 'done' };
   },
 });

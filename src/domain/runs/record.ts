@@ -83,6 +83,21 @@ export function finishedAppends(
   ];
 }
 
+/** Why a row the run's stop kept from starting is skipped. */
+export const RUN_STOPPED = { code: 'run_stopped', message: 'the run was stopped before this row started' };
+
+/** A row the run's stop kept from starting: skipped on the run and in its cell, nothing charged. */
+export const stoppedAppends = (step: RowStep): StreamAppend[] =>
+  finishedAppends(step, {
+    runId: step.runId,
+    rowId: step.rowId,
+    outcome: 'skipped',
+    error: RUN_STOPPED,
+    meta: null,
+    charged: 0,
+    at: step.at,
+  });
+
 const writers = new WeakMap<EventStore, GroupCommit<StreamAppend[], Error | undefined>>();
 
 /**

@@ -1,5 +1,4 @@
 import { COLUMNS, type ColumnRow } from '../../../projections/columns/columns.ts';
-import { ROWS } from '../../../projections/rows/rows.ts';
 import { loadState } from '../../command.ts';
 import { AppError } from '../../errors.ts';
 import type { WorkerFactory } from '../../feature.ts';
@@ -8,11 +7,20 @@ import { MAX_THROWS } from '../../work/worker.ts';
 import { secretsFor } from '../secrets/vault.ts';
 import { rowCharge } from './credits.ts';
 import type { RunCreatedData, RunRowFinishedData } from './events.ts';
-import type { ExecutionOutcome, Executor, RowWriter, RunColumn } from './executor.ts';
+import type { ExecutionOutcome, Executor, RunColumn } from './executor.ts';
 import { SKIP_CODES } from './executors/index.ts';
-import { finishedAppends, type RowStep, record, startedAppends } from './record.ts';
+import { finishedAppends, type RowStep, record, startedAppends, stoppedAppends } from './record.ts';
+import { rowInputsLoader } from './row-inputs.ts';
 import { runRowWriter } from './row-writer.ts';
 import { RUN_ROW, rowIdempotencyKey, runStream } from './run-state.ts';
+
+/** A row's work item (src/domain/runs/queue-worker.ts); items enqueued before carry no cells. */
+interface RowPayload {
+  runId: string;
+  rowId: string;
+  tableId: string;
+  cells?: Record<string, unknown>;
+}
 
 /** Picks the executor of a column's provider (src/domain/runs/executors/: `executorsFrom`). */
 export type ExecutorFor = (config: Readonly<Record<string, unknown>>) => Executor;
@@ -45,7 +53,7 @@ async function tableColumns(deps: AppDeps, run: RunCreatedData): Promise<RunColu
   return columns;
 }
 
-/** Writes into other tables are the sync executor's; until it wires the rows commands, they refuse. */
+/** A row's result as the run records it: its outcome, error, what the executor reported and its charge. */
 const finished = (
   step: RowStep,
   run: RunCreatedData,
@@ -74,40 +82,54 @@ export const runRowWorker =
   (executorsOf: (deps: AppDeps) => ExecutorFor): WorkerFactory =>
   (deps) => {
     const executorFor = executorsOf(deps);
+    const inputsOf = rowInputsLoader(deps);
+    // How each run started (its column, credits, concurrency): it never changes, so read once a run.
+    const started = new Map<string, Promise<RunCreatedData | undefined>>();
+    const createdRun = (runId: string) => {
+      let run = started.get(runId);
+      if (!run) {
+        run = loadState(deps.store, runStream.name(runId), runStream).then(({ state }) => state.created);
+        run.catch(() => started.delete(runId));
+        started.set(runId, run);
+        if (started.size > 100) started.delete(started.keys().next().value!);
+      }
+      return run;
+    };
     return {
       kind: RUN_ROW,
       concurrency: ROWS_AT_ONCE,
       leaseMs: ROW_LEASE_MS,
       async handle(item, signal) {
-        const { runId, rowId, tableId } = item.payload as { runId: string; rowId: string; tableId: string };
-        // The run's state (stopped?) and the row's cells in one go: each is a round trip.
-        const [{ state }, stored] = await Promise.all([
-          loadState(deps.store, runStream.name(runId), runStream),
-          deps.pool.query<{ cells: Record<string, unknown> }>(
-            `SELECT cells FROM ${ROWS} WHERE table_id = $1 AND id = $2`,
-            [tableId, rowId],
-          ),
-        ]);
+        const { runId, rowId, tableId, cells } = item.payload as RowPayload;
+        // The row is running from its claim (a stop cancels what is not claimed: `cancelGroup`), and
+        // its cells came with it; items enqueued without cells read them, and the run's state, first.
+        const { run: state, cells: stored } =
+          cells === undefined
+            ? await inputsOf(runId, tableId, rowId)
+            : { run: { created: await createdRun(runId) }, cells };
         const run = state.created;
         if (!run) return { status: 'dead', error: `no run ${runId}` };
         const step: RowStep = { runId, tableId: run.tableId, columnId: run.columnId, rowId, at: '' };
         const at = () => deps.clock().toISOString();
+        let started: Promise<void> | undefined;
         try {
           if (state.stopRequestedAt || state.finished) {
             step.at = at();
-            const skipped = { code: 'run_stopped', message: 'the run was stopped before this row started' };
-            await record(deps.store, finishedAppends(step, finished(step, run, { skipped })));
+            await record(deps.store, stoppedAppends(step));
             return { status: 'done' };
           }
-          await record(deps.store, startedAppends({ ...step, at: at() }));
+          // The start is recorded alongside the call, not before it: the call does not wait for the
+          // round trip, and the result (below) is recorded only once the start is, so a cell never
+          // goes back from its result to `running`.
+          started = record(deps.store, startedAppends({ ...step, at: at() }));
+          started.catch(() => {}); // awaited below; a failure is handled there, not left unhandled
           const columns = await tableColumns(deps, run);
           let outcome: ExecutionOutcome | { skipped: { code: string; message: string } };
-          const row = stored.rows[0];
-          if (!row) outcome = { skipped: { code: 'row_not_found', message: 'the row was deleted' } };
+          if (!stored) outcome = { skipped: { code: 'row_not_found', message: 'the row was deleted' } };
           else {
             const keyOf = new Map(columns.map((c) => [c.id, c.key]));
             const cells = Object.fromEntries(
-              Object.entries(row.cells).flatMap(([id, value]) =>
+              Object.entries(stored).flatMap(([id, value]) =>
                 keyOf.has(id) ? [[keyOf.get(id)!, value]] : [],
               ),
             );
@@ -133,6 +155,7 @@ export const runRowWorker =
           }
           // Shutting down or the lease lost: nothing is recorded, the row is worked again (same key).
           if (signal.aborted) throw signal.reason ?? new Error('aborted');
+          await started;
           step.at = at();
           const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
           await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
@@ -141,6 +164,7 @@ export const runRowWorker =
           // A bug or an outage: the worker retries the row; its last attempt records `internal`, so that
           // the run can end (a row that never records a result would keep its run from ending).
           if (item.attempts < MAX_THROWS || signal.aborted) throw error;
+          await started?.catch(() => {}); // the start first, if it lands: the result must come after it
           step.at = at();
           const message = error instanceof Error ? error.message : String(error);
           const broken = {

@@ -1,7 +1,20 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../../../src/logger.ts';
-import { cancelPending, claim, enqueue, release, renew, requeue, settle } from '../../../src/work/queue.ts';
+import {
+  cancelGroup,
+  cancelPending,
+  claim,
+  dueNow,
+  enqueue,
+  enqueueInGroup,
+  release,
+  renew,
+  requeue,
+  settle,
+  settleAndClaim,
+  settleMany,
+} from '../../../src/work/queue.ts';
 import { MAX_THROWS, Worker, type WorkerSpec } from '../../../src/work/worker.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
 
@@ -94,6 +107,87 @@ test('a lease that runs out is claimed again, and the old holder can no longer s
   assert.equal([...(await renew(db.pool, 'live-owner', ['x'], 60_000))], ['x']);
   assert.is(await settle(db.pool, 'live-owner', 'x', { status: 'done' }), true);
   assert.equal(await statusOf(db, 'x'), { status: 'done', attempts: 2 });
+});
+
+test('settling and claiming in one call: the freed leases count, a lost lease is not settled', async ({
+  db,
+}) => {
+  const group = { key: 'run-3', limit: 2 };
+  await enqueue(
+    db.pool,
+    Array.from({ length: 5 }, (_, i) => item(`s${i}`, group)),
+  );
+  const first = await claimFor(db, 'a', 5);
+  assert.equal(
+    first.map((w) => w.id),
+    ['s0', 's1'],
+  );
+  const soon = new Date(Date.now() + 3_600_000);
+  const next = await settleAndClaim(db.pool, {
+    kind: 'test',
+    owner: 'a',
+    settlements: [
+      { id: 's0', outcome: { status: 'done' } },
+      { id: 's1', outcome: { status: 'retry', at: soon, error: 'busy' } },
+      // Not held by `a`: left as it is.
+      { id: 's4', outcome: { status: 'dead', error: 'not mine' } },
+    ],
+    limit: 5,
+    leaseMs: 60_000,
+    now: now(),
+  });
+  assert.equal(
+    next.map((w) => w.id),
+    ['s2', 's3'],
+    'both leases freed by the settlements, claimed in the same call',
+  );
+  assert.equal(await statusOf(db, 's0'), { status: 'done', attempts: 1 });
+  assert.equal(await statusOf(db, 's1'), { status: 'pending', attempts: 1 });
+  assert.equal(await statusOf(db, 's4'), { status: 'pending', attempts: 0 });
+  const { rows } = await db.pool.query('SELECT run_at, last_error FROM work_items WHERE id = $1', ['s1']);
+  assert.is(rows[0].run_at.getTime(), soon.getTime());
+  assert.is(rows[0].last_error, 'busy');
+  assert.is(
+    await settleMany(db.pool, 'b', [{ id: 's2', outcome: { status: 'done' } }]),
+    0,
+    'another owner settles nothing',
+  );
+  assert.is(
+    await settleMany(db.pool, 'a', [
+      { id: 's2', outcome: { status: 'done' } },
+      { id: 's3', outcome: { status: 'done' } },
+    ]),
+    2,
+  );
+});
+
+test('a cancelled group: its pending items cancelled, nothing enqueued into it after', async ({ db }) => {
+  const group = { kind: 'test', groupKey: 'run-4' };
+  const items = (ids: string[]) =>
+    ids.map((id) => ({ id, organizationId: 'org-1', groupLimit: 1, payload: { id } }));
+  assert.is(await enqueueInGroup(db.pool, group, items(['g1', 'g2', 'g3'])), 3);
+  const [leased] = await claimFor(db, 'o', 5);
+  assert.is(leased?.id, 'g1');
+  assert.equal((await cancelGroup(db.pool, group)).sort(), ['g2', 'g3']);
+  assert.is(await enqueueInGroup(db.pool, group, items(['g4'])), 'cancelled');
+  assert.is(await statusOf(db, 'g4'), undefined, 'nothing enqueued after the cancel');
+  assert.equal(await statusOf(db, 'g1'), { status: 'leased', attempts: 1 }, 'what was claimed runs on');
+  assert.is(await enqueueInGroup(db.pool, { kind: 'test', groupKey: 'run-5' }, items(['h1'])), 1);
+});
+
+test('a group put off until later can be made due now', async ({ db }) => {
+  const later = new Date(Date.now() + 3_600_000);
+  await enqueue(db.pool, [
+    item('late', { key: 'col-1', limit: 1 }, later),
+    item('other', { key: 'col-2', limit: 1 }, later),
+  ]);
+  assert.is((await claimFor(db, 'o', 5)).length, 0);
+  assert.is(await dueNow(db.pool, { kind: 'test', groupKey: 'col-1' }), 1);
+  assert.equal(
+    (await claimFor(db, 'o', 5)).map((w) => w.id),
+    ['late'],
+    'only the group named',
+  );
 });
 
 test('retry, release, cancel and requeue move items as they say', async ({ db }) => {
