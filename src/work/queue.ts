@@ -152,7 +152,7 @@ export async function settle(db: Db, owner: string, id: string, outcome: Settlem
   return (rowCount ?? 0) > 0;
 }
 
-/** An outcome of an item `owner` holds, as the settle functions of migration 0014 take it. */
+/** An outcome of an item `owner` holds, as the settle functions of migration 0015 take it. */
 export interface HeldSettlement {
   id: string;
   outcome: Settlement;
@@ -186,7 +186,7 @@ export async function settleMany(
 
 /**
  * Settles what `owner` finished and claims up to `limit` due items of a kind, in one round trip and one
- * transaction (migration 0014): the leases the settlements free count for the claim. A worker's loop
+ * transaction (migration 0015): the leases the settlements free count for the claim. A worker's loop
  * does this instead of a settle per item and a claim per freed slot.
  */
 export async function settleAndClaim(
@@ -238,7 +238,7 @@ export async function cancelPending(db: Db, filter: { kind: string; groupKey: st
 
 /**
  * Cancels a group for good (a stopped run): its pending items become `cancelled` and `enqueueInGroup`
- * adds nothing to it after (migration 0014: both take the group's lock). Answers the ids cancelled.
+ * adds nothing to it after (migration 0015: both take the group's lock). Answers the ids cancelled.
  */
 export async function cancelGroup(db: Db, filter: { kind: string; groupKey: string }): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>('SELECT work_cancel_group($1, $2) AS id', [
