@@ -27,6 +27,7 @@ import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createTable } from '../test/support/tables.ts';
 import { subscribe } from '../test/support/webhooks.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
+import { cpuSnapshot, cpuSpent } from './lib/cpu.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { numberFromEnv } from './lib/timing.ts';
@@ -62,6 +63,11 @@ async function startReceiver(onMessage: (body: string, at: number) => void) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
 }
+
+/** Milliseconds of CPU a message: this process (service, receiver, client), and PostgreSQL's processes. */
+const cpuPerMessage = (spent: ReturnType<typeof cpuSpent>, messages: number) =>
+  `node ${((spent.node * 1000) / messages).toFixed(2)}` +
+  (spent.postgres === undefined ? '' : `, postgres ${((spent.postgres * 1000) / messages).toFixed(2)}`);
 
 const percentile = (sorted: readonly number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
@@ -109,6 +115,8 @@ try {
     // 1. Throughput, the service against a plain client, alternating rounds.
     const ours: number[] = [];
     const plain: number[] = [];
+    const cpuOurs: string[] = [];
+    const cpuPlain: string[] = [];
     for (let round = 0; round < settings.rounds; round++) {
       const sub = await subscribe(url, apiKey, { url: receiver.url, eventTypes: ['row.created'] });
       for (let done = 0; done < settings.messages; done += settings.batch) {
@@ -119,9 +127,11 @@ try {
       await server.checkpoint();
       workers = newWorkers();
       let start = performance.now();
+      let cpu = cpuSnapshot();
       workers.start();
       while (received < settings.messages) await sleep(5);
       ours.push(settings.messages / ((performance.now() - start) / 1000));
+      cpuOurs.push(cpuPerMessage(cpuSpent(cpu, cpuSnapshot()), settings.messages));
       await workers.stop();
       workers = undefined;
 
@@ -131,6 +141,7 @@ try {
       );
       received = 0;
       start = performance.now();
+      cpu = cpuSnapshot();
       let next = 0;
       await Promise.all(
         Array.from({ length: PER_SUBSCRIPTION_CONCURRENCY }, async () => {
@@ -147,8 +158,10 @@ try {
         }),
       );
       plain.push(rows.length / ((performance.now() - start) / 1000));
+      cpuPlain.push(cpuPerMessage(cpuSpent(cpu, cpuSnapshot()), rows.length));
       log(
-        `round ${round + 1}: service ${ours.at(-1)!.toFixed(0)}/s, plain client ${plain.at(-1)!.toFixed(0)}/s`,
+        `round ${round + 1}: service ${ours.at(-1)!.toFixed(0)}/s (CPU ms/message ${cpuOurs.at(-1)}), ` +
+          `plain client ${plain.at(-1)!.toFixed(0)}/s (${cpuPlain.at(-1)})`,
       );
       await call(url, 'DELETE', `/api/webhooks/${sub.id}`, { headers: bearer(apiKey) });
     }

@@ -22,6 +22,10 @@ export interface WorkerSpec {
    * after `MAX_THROWS` claims the item is dead.
    */
   handle(item: WorkItem, signal: AbortSignal): Promise<Outcome>;
+  /** How items are claimed, when not by `claim` (e.g. `claimSticky`, src/work/batch.ts). */
+  claim?: typeof claim;
+  /** How outcomes are settled, when not one `settle` each (e.g. `settleInGroups`, src/work/batch.ts). */
+  settle?: (pool: Pool, owner: string, id: string, outcome: Settlement) => Promise<boolean>;
 }
 
 export interface WorkerOptions {
@@ -117,7 +121,7 @@ export class Worker {
       }
       try {
         if (free > 0) {
-          const items = await claim(this.pool, {
+          const items = await (this.spec.claim ?? claim)(this.pool, {
             kind: this.spec.kind,
             owner: this.owner,
             limit: free,
@@ -196,7 +200,7 @@ export class Worker {
   private async settleWithRetry(item: WorkItem, outcome: Outcome, signal: AbortSignal): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       try {
-        await settle(this.pool, this.owner, item.id, outcome);
+        await (this.spec.settle ?? settle)(this.pool, this.owner, item.id, outcome);
         return;
       } catch (error) {
         if (this.stopped || signal.aborted) return; // the lease runs out and the item is done again
