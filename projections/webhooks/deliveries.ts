@@ -7,13 +7,14 @@ export const ATTEMPTS = 'webhook_attempts';
 export const HEALTH = 'webhook_health';
 
 /**
- * The delivery history: each message of a subscription with its status and its attempts (kept as
- * long as the read model, at least the 30 days promised), and each subscription's health, which the
+ * The delivery history: each message of a subscription with its status and its attempts (kept
+ * WEBHOOK_HISTORY_DAYS after its last attempt, 30 by default: history-retention.ts), and each subscription's health, which the
  * disable rules read. Test sends are history too, but do not count for health.
  */
 export const deliveriesProjection: Projection<DeliveryEvent> = {
   name: 'webhook-deliveries',
-  version: 1,
+  // 2: the index the retention prunes by.
+  version: 2,
   handles: ['WebhookAttempted'],
   tables: {
     [MESSAGES]: (t) => [
@@ -32,6 +33,8 @@ export const deliveriesProjection: Projection<DeliveryEvent> = {
       )`,
       `CREATE INDEX ${t}_by_subscription ON ${t} (subscription_id, created_at DESC, id DESC)`,
       `CREATE INDEX ${t}_by_event_time ON ${t} (subscription_id, event_at)`,
+      // What the retention prunes (src/domain/webhooks/history-retention.ts).
+      `CREATE INDEX ${t}_by_last_attempt ON ${t} (last_attempt_at)`,
     ],
     [ATTEMPTS]: (t) => [
       `CREATE TABLE ${t} (
@@ -138,12 +141,12 @@ export interface HealthChange {
 /**
  * The batch's attempts folded per subscription, in log order, as the health row takes them one by one:
  * a success clears the failures and the failing time, a failed message counts one, any attempt that did
- * not succeed starts the failing time. Test sends do not count.
+ * not succeed starts the failing time. Test sends, and messages skipped (not sent), do not count.
  */
 export function foldHealth(records: readonly WebhookAttempted[]): HealthChange[] {
   const changes = new Map<string, HealthChange>();
   for (const d of records) {
-    if (d.test) continue;
+    if (d.test || d.outcome === 'skipped') continue;
     let change = changes.get(d.subscriptionId);
     if (!change) {
       change = { subscription_id: d.subscriptionId, failures: 0, failing_since: null, last_success_at: null };

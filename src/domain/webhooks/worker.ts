@@ -1,15 +1,16 @@
-import { loadState } from '../../command.ts';
 import { Semaphore } from '../../content-api/semaphore.ts';
 import type { AppDeps } from '../../http/app.ts';
 import { claimSticky, settleInGroups } from '../../work/batch.ts';
 import type { WorkItem } from '../../work/queue.ts';
 import type { Outcome, WorkerSpec } from '../../work/worker.ts';
-import { attemptMessage } from './attempt.ts';
+import { attemptMessage, skippedAttempt } from './attempt.ts';
 import { recordAttempt } from './attempt-log.ts';
 import { disable, disableReason } from './disable.ts';
+import { pruneHistoryNowAndThen } from './history-retention.ts';
 import { DELIVERY_KIND, type DeliveryPayload, PER_SUBSCRIPTION_CONCURRENCY } from './messages.ts';
 import { uuidOf } from './signing.ts';
-import { type SubscriptionState, statusOf, subscriptionStream } from './subscription-state.ts';
+import { forgetSubscription, subscriptionOf } from './subscription-cache.ts';
+import { statusOf } from './subscription-state.ts';
 
 /**
  * Messages this process holds at once, all subscriptions together: up to 64 of each subscription are
@@ -35,28 +36,6 @@ export const deliveryWorker = (deps: AppDeps): WorkerSpec => ({
   handle: (item, signal) => deliver(deps, item, signal),
 });
 
-/**
- * Subscriptions as their streams were read, for a second: a burst of messages to one subscription
- * reads its stream once, not once per message. A change (paused, URL, deleted) reaches deliveries
- * that long after; a rotation meanwhile is harmless, the old secret signing for 24 hours.
- */
-const SUBSCRIPTION_TTL_MS = 1000;
-const subscriptions = new Map<string, { state: SubscriptionState; until: number }>();
-
-async function subscriptionOf(deps: AppDeps, message: DeliveryPayload): Promise<SubscriptionState> {
-  const now = deps.clock().getTime();
-  const cached = subscriptions.get(message.subscriptionId);
-  if (cached && cached.until > now) return cached.state;
-  const { state } = await loadState(
-    deps.store,
-    subscriptionStream.name(message.organizationId, message.subscriptionId),
-    subscriptionStream,
-  );
-  if (subscriptions.size >= 10_000) subscriptions.clear();
-  subscriptions.set(message.subscriptionId, { state, until: now + SUBSCRIPTION_TTL_MS });
-  return state;
-}
-
 /** The send slots of each subscription in this process (sticky claims make them the only ones). */
 const sendSlots = new Map<string, Semaphore>();
 
@@ -73,13 +52,13 @@ function slotsOf(subscriptionId: string): Semaphore {
 
 export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal): Promise<Outcome> {
   const message = item.payload as DeliveryPayload;
-  const sub = await subscriptionOf(deps, message);
-  if (!sub.exists) return { status: 'done' };
-  // Not sent while paused or disabled: a replay sends it once the subscription is active again.
-  if (statusOf(sub) !== 'active') return { status: 'dead', error: `subscription ${statusOf(sub)}` };
-  // The slot is held for the POST alone: recording and settling overlap the next messages' POSTs.
-  const { record, gone } = await slotsOf(sub.id).run(async () => {
+  const eventId = uuidOf(`${item.id}:${item.attempts}`);
+  // The slot is held for the POST alone: recording and settling overlap the next messages' POSTs. The
+  // subscription is read in it, so that a pause stops every message not yet being sent.
+  const sent = await slotsOf(message.subscriptionId).run(async () => {
     signal.throwIfAborted();
+    const sub = await subscriptionOf(deps, message);
+    if (!sub.exists || statusOf(sub) !== 'active') return { sub };
     const result = await attemptMessage(
       deps,
       sub,
@@ -90,12 +69,26 @@ export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal
     );
     // Stopped or taken over meanwhile: not this holder's attempt to record (the next holder sends it).
     signal.throwIfAborted();
-    return result;
+    return { sub, ...result };
   });
-  await recordAttempt(deps.store, { eventId: uuidOf(`${item.id}:${item.attempts}`), record });
+  const { sub } = sent;
+  if (!sub.exists) return { status: 'done' };
+  if (!('record' in sent)) {
+    // Not sent while paused or disabled, but shown in the history as skipped: a replay of its window
+    // sends it once the subscription is active again.
+    const record = skippedAttempt(sub, message, item.attempts, deps.clock());
+    await recordAttempt(deps.store, { eventId, record });
+    return { status: 'dead', error: record.response };
+  }
+  const { record, gone } = sent;
+  await recordAttempt(deps.store, { eventId, record });
+  // Off the delivery's path: a failed prune is tried again an hour later.
+  pruneHistoryNowAndThen(deps).catch((err) =>
+    deps.logger.warn({ err }, 'pruning the webhook history failed'),
+  );
   const reason = await disableReason(deps, record, gone);
   if (reason) {
-    subscriptions.delete(sub.id);
+    forgetSubscription(sub.id);
     await disable(deps, sub.organizationId, sub.id, reason);
   }
   if (record.outcome === 'succeeded') return { status: 'done' };
