@@ -60,3 +60,21 @@ export function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
     postgres: diff(before.postgres, after.postgres),
   };
 }
+
+/**
+ * CPU seconds spent so far by the processes of one PostgreSQL server (its backends and background
+ * processes, as pg_stat_activity lists them): unlike `postgres` of a snapshot, not the other servers
+ * of a shared machine. Backends that exit between two readings are lost; a pool's stay.
+ */
+export async function serverCpu(db: {
+  query<R>(sql: string): Promise<{ rows: R[] }>;
+}): Promise<number | undefined> {
+  const { rows } = await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
+  let total = 0;
+  for (const { pid } of rows) {
+    const proc = procCpu(pid);
+    if (!proc) return undefined;
+    total += proc.seconds;
+  }
+  return total;
+}
