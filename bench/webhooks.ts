@@ -28,7 +28,7 @@ import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createTable } from '../test/support/tables.ts';
 import { subscribe } from '../test/support/webhooks.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
-import { cpuSnapshot, cpuSpent, serverCpu } from './lib/cpu.ts';
+import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { numberFromEnv } from './lib/timing.ts';
@@ -66,7 +66,7 @@ async function startReceiver(onMessage: (body: string, at: number) => void) {
 }
 
 /** Milliseconds of CPU a message: this process (service, receiver, client), and PostgreSQL's processes. */
-const cpuPerMessage = (spent: ReturnType<typeof cpuSpent>, messages: number) =>
+const cpuPerMessage = (spent: { node: number; postgres?: number }, messages: number) =>
   ((spent.node * 1000) / messages).toFixed(2) +
   (spent.postgres === undefined ? '' : `; ${((spent.postgres * 1000) / messages).toFixed(2)}`);
 
@@ -106,7 +106,12 @@ try {
       if (res.status !== 201) throw new Error(`insert answered ${res.status}`);
     };
     // This process, and the benchmark's PostgreSQL server alone (the machine runs others).
-    const cpuNow = async () => ({ ...cpuSnapshot(), postgres: await serverCpu(deps.pool) });
+    const cpuNow = async () => ({ node: cpuSnapshot().node, postgres: await serverCpu(deps.pool) });
+    type Cpu = Awaited<ReturnType<typeof cpuNow>>;
+    const cpuSpent = (before: Cpu, after: Cpu) => ({
+      node: after.node - before.node,
+      postgres: serverCpuSpent(before.postgres, after.postgres),
+    });
     const pendingOf = async (subscriptionId: string) =>
       (
         await deps.pool.query<{ n: number }>(
