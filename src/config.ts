@@ -168,6 +168,8 @@ export const configSchema = z.object({
    * Seconds before each webhook delivery attempt, comma-separated: the first attempt's delay, then
    * the wait after each failure (docs/webhooks.md). Unset: the Standard Webhooks schedule.
    */
+  /** Days a webhook delivery's history is kept after its last attempt (docs/webhooks.md). */
+  WEBHOOK_HISTORY_DAYS: z.coerce.number().int().positive().default(30),
   WEBHOOK_RETRY_SCHEDULE: optionalString.transform((v, ctx) => {
     if (v === undefined) return [...DEFAULT_RETRY_SCHEDULE];
     const schedule = parseRetrySchedule(v);

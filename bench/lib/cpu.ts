@@ -60,3 +60,31 @@ export function cpuSpent(before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
     postgres: diff(before.postgres, after.postgres),
   };
 }
+
+/**
+ * CPU seconds spent so far by each process of one PostgreSQL server (its backends and background
+ * processes, as pg_stat_activity lists them): unlike `postgres` of a snapshot, not the other servers
+ * of a shared machine. Compare two readings with `serverCpuSpent`.
+ */
+export async function serverCpu(db: {
+  query<R>(sql: string): Promise<{ rows: R[] }>;
+}): Promise<Map<number, number>> {
+  const { rows } = await db.query<{ pid: number }>('SELECT pid FROM pg_stat_activity');
+  const byPid = new Map<number, number>();
+  for (const { pid } of rows) {
+    const proc = procCpu(pid);
+    if (proc) byPid.set(pid, proc.seconds);
+  }
+  return byPid;
+}
+
+/**
+ * What the server's processes spent between two readings: those alive at the second, from the first
+ * reading (or from their start). A process that exited in between is not counted: a lower bound.
+ */
+export function serverCpuSpent(before: Map<number, number>, after: Map<number, number>): number | undefined {
+  if (after.size === 0) return undefined;
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
+}

@@ -5,6 +5,7 @@ import { loadSubscription } from '../../src/domain/webhooks/access.ts';
 import { DELIVERY_KIND } from '../../src/domain/webhooks/messages.ts';
 import { WebhookParams } from '../../src/domain/webhooks/schemas.ts';
 import { destroySigningKeys } from '../../src/domain/webhooks/secret-box.ts';
+import { forgetSubscription } from '../../src/domain/webhooks/subscription-cache.ts';
 import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
@@ -43,6 +44,7 @@ export const deleteWebhookRoute: RouteModule = (app, deps) => {
         now: deps.clock(),
         loaded,
       });
+      forgetSubscription(id);
       await cancelPending(deps.pool, { kind: DELIVERY_KIND, groupKey: id });
       await destroySigningKeys(deps.pool, principal.organizationId, id);
       await readYourWrites(deps, result.appended?.position, [subscriptionsProjection]);

@@ -6,6 +6,7 @@ import type { SealedSecret } from '../../src/domain/webhooks/events.ts';
 import { WebhookParams, WebhookWithSecret } from '../../src/domain/webhooks/schemas.ts';
 import { sealSigningSecret } from '../../src/domain/webhooks/secret-box.ts';
 import { newSigningSecret } from '../../src/domain/webhooks/signing.ts';
+import { forgetSubscription } from '../../src/domain/webhooks/subscription-cache.ts';
 import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
@@ -60,6 +61,7 @@ export const rotateSecretRoute: RouteModule = (app, deps) => {
         now: deps.clock(),
         loaded,
       });
+      forgetSubscription(id);
       await readYourWrites(deps, result.appended?.position, [subscriptionsProjection]);
       return { ...(await viewWithHealth(deps.pool, result.state)), secret };
     },

@@ -2,6 +2,7 @@ import { subscriptionsProjection } from '../../projections/webhooks/subscription
 import { handleCommand } from '../../src/command.ts';
 import { loadSubscription, viewWithHealth } from '../../src/domain/webhooks/access.ts';
 import { PatchWebhookBody, WebhookParams, WebhookSchema } from '../../src/domain/webhooks/schemas.ts';
+import { forgetSubscription } from '../../src/domain/webhooks/subscription-cache.ts';
 import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
@@ -54,6 +55,7 @@ export const updateWebhookRoute: RouteModule = (app, deps) => {
         now: deps.clock(),
         loaded,
       });
+      forgetSubscription(request.params.id);
       await readYourWrites(deps, result.appended?.position, [subscriptionsProjection]);
       return viewWithHealth(deps.pool, result.state);
     },

@@ -1,6 +1,7 @@
 import type { PoolClient } from '../../src/db/pool.ts';
 import { CATALOGUE, CATALOGUE_SOURCES, type CatalogueEntry } from '../../src/domain/webhooks/catalogue.ts';
 import type { WebhookEvent } from '../../src/domain/webhooks/events.ts';
+import { keyExpiryItem } from '../../src/domain/webhooks/key-expiry.ts';
 import { deliveryItem } from '../../src/domain/webhooks/messages.ts';
 import type { RecordedEvent } from '../../src/event-store/port.ts';
 import type { Projection } from '../../src/projection/types.ts';
@@ -27,7 +28,14 @@ export const webhookReactor: Projection = {
   name: 'webhook-reactor',
   version: 1,
   handles: [
-    ...new Set(['WebhookCreated', 'WebhookUpdated', 'WebhookDeleted', 'TableCreated', ...CATALOGUE_SOURCES]),
+    ...new Set([
+      'WebhookCreated',
+      'WebhookUpdated',
+      'WebhookSecretRotated',
+      'WebhookDeleted',
+      'TableCreated',
+      ...CATALOGUE_SOURCES,
+    ]),
   ],
   tables: {
     [SUBSCRIBERS]: (t) => [
@@ -51,6 +59,11 @@ export const webhookReactor: Projection = {
       if (event.type.startsWith('Webhook')) {
         await foldSubscription(tx, subscribers, event as RecordedEvent & WebhookEvent);
         cache.clear();
+      }
+      // The replaced secret's data key is destroyed when it stops signing (added without a rebuild:
+      // rotations logged before this was deployed keep their old key until the subscription goes).
+      if (event.type === 'WebhookSecretRotated') {
+        items.push(keyExpiryItem(event.data as Parameters<typeof keyExpiryItem>[0]));
       }
       if (event.type === 'TableCreated') {
         const { tableId, organizationId } = event.data as { tableId: string; organizationId: string };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ATTEMPTS, MESSAGES } from '../../projections/webhooks/deliveries.ts';
 import { SUBSCRIPTIONS } from '../../projections/webhooks/subscriptions.ts';
+import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 import { DeliveriesQuery, DeliverySchema, WebhookParams } from '../../src/domain/webhooks/schemas.ts';
 import { isSubscriptionId, subscriptionNotFound } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
@@ -12,7 +13,7 @@ interface MessageRow {
   event_type: string;
   event_at: Date;
   test: boolean;
-  status: 'succeeded' | 'retrying' | 'failed';
+  status: WebhookAttempted['outcome'];
   next_attempt_at: Date | null;
   created_at: Date;
   attempts: {
@@ -21,7 +22,7 @@ interface MessageRow {
     statusCode: number | null;
     durationMs: number;
     response: string;
-    outcome: 'succeeded' | 'retrying' | 'failed';
+    outcome: WebhookAttempted['outcome'];
     nextAttemptAt: string | null;
   }[];
 }

@@ -91,7 +91,7 @@ export async function claim(
   return rows.map(itemOf);
 }
 
-interface ItemRow {
+export interface ItemRow {
   id: string;
   kind: string;
   organization_id: string;
@@ -102,7 +102,7 @@ interface ItemRow {
   created_at: Date;
 }
 
-const itemOf = (row: ItemRow): WorkItem => ({
+export const itemOf = (row: ItemRow): WorkItem => ({
   id: row.id,
   kind: row.kind,
   organizationId: row.organization_id,

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { backoffMs } from '../db/backoff.ts';
 import type { Pool } from '../db/pool.ts';
 import {
+  type claim,
   type HeldSettlement,
   release,
   renew,
@@ -31,6 +32,11 @@ export interface WorkerSpec {
    * after `MAX_THROWS` claims the item is dead.
    */
   handle(item: WorkItem, signal: AbortSignal): Promise<Outcome>;
+  /**
+   * How items are claimed, when not by `settleAndClaim`'s own claim (e.g. `claimSticky`,
+   * src/work/batch.ts). Finished items are then settled in one statement before the claim.
+   */
+  claim?: typeof claim;
 }
 
 export interface WorkerOptions {
@@ -135,14 +141,16 @@ export class Worker {
       }
       let claimed = 0;
       try {
-        const items = await settleAndClaim(this.pool, {
+        const request = {
           kind: this.spec.kind,
           owner: this.owner,
-          settlements: settling,
           limit: free,
           leaseMs: this.leaseMs,
           now: this.options.clock(),
-        });
+        };
+        const items = this.spec.claim
+          ? await this.settleThenClaim(this.spec.claim, settling, request)
+          : await settleAndClaim(this.pool, { ...request, settlements: settling });
         for (const { id } of settling) this.inFlight.delete(id);
         lastClaim = performance.now();
         claimed = items.length;
@@ -163,6 +171,16 @@ export class Worker {
       if (busy) await this.pause(this.pollMs, true);
       else await this.pause(this.pollMs);
     }
+  }
+
+  /** A claim of the spec's own cannot share the settlements' transaction: two round trips. */
+  private async settleThenClaim(
+    claimWith: typeof claim,
+    settling: HeldSettlement[],
+    request: Parameters<typeof claim>[1],
+  ): Promise<WorkItem[]> {
+    await settleMany(this.pool, this.owner, settling);
+    return request.limit > 0 ? claimWith(this.pool, request) : [];
   }
 
   /** Sleeps until `ms` pass or a nudge; `untilSlot` also wakes when an item in flight finishes. */

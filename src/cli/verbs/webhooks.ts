@@ -201,7 +201,7 @@ export function registerWebhookCommands(program: Command): void {
       .command('deliveries')
       .argument('<id>')
       .description('the delivery history, newest first')
-      .option('--status <status>', 'succeeded, retrying or failed'),
+      .option('--status <status>', 'succeeded, retrying, failed or skipped'),
     'messages',
   ).action(async (id: string, options: PageOptions & { status?: string }, command: Command) => {
     const page = await fetchPages<Delivery>(

@@ -5,7 +5,7 @@ import { nextAttemptAt, retryAfterSeconds } from './retry.ts';
 import { openSigningSecret } from './secret-box.ts';
 import { postMessage, truncate } from './send.ts';
 import { webhookHeaders } from './signing.ts';
-import type { SubscriptionState } from './subscription-state.ts';
+import { type SubscriptionState, statusOf } from './subscription-state.ts';
 
 /** The secrets a message is signed with now: the current one, and the previous one for 24 h after a rotation. */
 export async function signingSecrets(deps: AppDeps, sub: SubscriptionState, now: Date): Promise<string[]> {
@@ -63,14 +63,7 @@ export async function attemptMessage(
   return {
     gone,
     record: {
-      subscriptionId: sub.id,
-      organizationId: sub.organizationId,
-      messageId: message.messageId,
-      eventType: message.eventType,
-      eventAt: message.eventAt,
-      test: message.test,
-      attempt,
-      at: now.toISOString(),
+      ...recordOf(sub, message, attempt, now),
       statusCode,
       durationMs,
       response,
@@ -79,3 +72,34 @@ export async function attemptMessage(
     },
   };
 }
+
+/** What a message not sent leaves in the history: the subscription was not active when its turn came. */
+export const skippedAttempt = (
+  sub: SubscriptionState,
+  message: DeliveryPayload,
+  attempt: number,
+  now: Date,
+): WebhookAttempted => ({
+  ...recordOf(sub, message, attempt, now),
+  statusCode: null,
+  durationMs: 0,
+  response: `skipped: subscription ${statusOf(sub)}`,
+  outcome: 'skipped',
+  nextAttemptAt: null,
+});
+
+const recordOf = (
+  sub: SubscriptionState,
+  message: DeliveryPayload & { test?: boolean },
+  attempt: number,
+  now: Date,
+) => ({
+  subscriptionId: sub.id,
+  organizationId: sub.organizationId,
+  messageId: message.messageId,
+  eventType: message.eventType,
+  eventAt: message.eventAt,
+  test: message.test ?? false,
+  attempt,
+  at: now.toISOString(),
+});

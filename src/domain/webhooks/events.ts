@@ -46,7 +46,8 @@ export const webhookEvents = {
 
 export type WebhookEvent = EventsOf<typeof webhookEvents>;
 
-export const ATTEMPT_OUTCOMES = ['succeeded', 'retrying', 'failed'] as const;
+/** `skipped`: not sent, the subscription being paused or disabled when its turn came (replay sends it). */
+export const ATTEMPT_OUTCOMES = ['succeeded', 'retrying', 'failed', 'skipped'] as const;
 
 /**
  * One attempt at one message, in the message's own stream (`webhookmsg-<subscriptionId>.<messageId>`),

@@ -4,6 +4,7 @@ import { webhookReactor } from '../../../projections/webhooks/reactor.ts';
 import { subscriptionsProjection } from '../../../projections/webhooks/subscriptions.ts';
 import { webhookQueries } from '../../../queries/webhooks/index.ts';
 import type { Feature } from '../../feature.ts';
+import { keyExpiryWorker } from './key-expiry.ts';
 import { deliveryStream, subscriptionStream } from './subscription-state.ts';
 import { deliveryWorker } from './worker.ts';
 
@@ -17,5 +18,5 @@ export const webhooksFeature: Feature = {
   commands: webhookCommands,
   queries: webhookQueries,
   projections: [subscriptionsProjection, deliveriesProjection, webhookReactor],
-  workers: [deliveryWorker],
+  workers: [deliveryWorker, keyExpiryWorker],
 };

@@ -4,8 +4,14 @@ import { messageIdOf } from './signing.ts';
 
 /** The work queue's kind for webhook deliveries. */
 export const DELIVERY_KIND = 'webhook-delivery';
-/** Attempts in flight per subscription across every process: a slow receiver holds only these. */
+/** Attempts in flight (POSTs) per subscription across every process: a slow receiver holds only these. */
 export const PER_SUBSCRIPTION_CONCURRENCY = 4;
+/**
+ * Messages of a subscription claimed at once (the work items' group limit), all by one process (sticky
+ * claims): while 4 are being sent, the others' attempts are being recorded and settled or wait their
+ * turn, so the database's round trips overlap the POSTs instead of adding to them.
+ */
+export const CLAIMED_PER_SUBSCRIPTION = 64;
 
 /** What a delivery's work item carries: the message as it is sent (signed anew at each attempt). */
 export interface DeliveryPayload {
@@ -41,7 +47,7 @@ export function deliveryItem(
     kind: DELIVERY_KIND,
     organizationId: subscription.organizationId,
     groupKey: subscription.id,
-    groupLimit: PER_SUBSCRIPTION_CONCURRENCY,
+    groupLimit: CLAIMED_PER_SUBSCRIPTION,
     payload,
   };
 }

@@ -39,6 +39,20 @@ export async function openSigningSecret(
   return value;
 }
 
+/** A replaced secret's data key, once the secret no longer signs (24 hours after a rotation). */
+export async function destroySigningKey(
+  pool: Pool,
+  organizationId: string,
+  subscriptionId: string,
+  keyId: string,
+): Promise<void> {
+  await pool.query(
+    `DELETE FROM ${DATA_KEYS} WHERE key_id = $1 AND organization_id = $2 AND secret_name = $3`,
+    [keyId, organizationId, keyName(subscriptionId)],
+  );
+  opened.delete(keyId);
+}
+
 /** A deleted subscription's data keys go: its sealed secrets in the log become noise. */
 export async function destroySigningKeys(pool: Pool, organizationId: string, subscriptionId: string) {
   await pool.query(`DELETE FROM ${DATA_KEYS} WHERE organization_id = $1 AND secret_name = $2`, [

@@ -16,7 +16,7 @@ const EXCERPT_BYTES = 1024;
  * The per-host token bucket of deliveries. Their load on a receiver is bounded by the subscription's
  * 4 attempts at a time already; this is a backstop, far above the column runs' politeness rate.
  */
-const DELIVERIES_PER_SECOND_PER_HOST = 1000;
+const DELIVERIES_PER_SECOND_PER_HOST = 10_000;
 
 type ClientConfig = Pick<Config, 'ALLOW_PRIVATE_NETWORK_TARGETS'>;
 const clients = new WeakMap<ClientConfig, OutboundClient>();

@@ -1,16 +1,23 @@
-import { loadState } from '../../command.ts';
+import { Semaphore } from '../../content-api/semaphore.ts';
 import type { AppDeps } from '../../http/app.ts';
+import { claimSticky } from '../../work/batch.ts';
 import type { WorkItem } from '../../work/queue.ts';
 import type { Outcome, WorkerSpec } from '../../work/worker.ts';
-import { attemptMessage } from './attempt.ts';
+import { attemptMessage, skippedAttempt } from './attempt.ts';
 import { recordAttempt } from './attempt-log.ts';
 import { disable, disableReason } from './disable.ts';
-import { DELIVERY_KIND, type DeliveryPayload } from './messages.ts';
+import { pruneHistoryNowAndThen } from './history-retention.ts';
+import { DELIVERY_KIND, type DeliveryPayload, PER_SUBSCRIPTION_CONCURRENCY } from './messages.ts';
 import { uuidOf } from './signing.ts';
-import { type SubscriptionState, statusOf, subscriptionStream } from './subscription-state.ts';
+import { forgetSubscription, subscriptionOf } from './subscription-cache.ts';
+import { statusOf } from './subscription-state.ts';
 
-/** Deliveries this process makes at once, all subscriptions together. */
-const CONCURRENCY = 32;
+/**
+ * Messages this process holds at once, all subscriptions together: up to 64 of each subscription are
+ * claimed ahead (CLAIMED_PER_SUBSCRIPTION), of which 4 are being sent; the rest are recorded, settled
+ * or waiting for a send slot, which costs a promise each, not a connection.
+ */
+const CONCURRENCY = 512;
 
 /**
  * Delivers one message per work item: signed at each attempt, recorded as a WebhookAttempted whose id
@@ -23,49 +30,64 @@ export const deliveryWorker = (deps: AppDeps): WorkerSpec => ({
   // Renewed every third of it while an attempt runs (up to 15 s); short, so that the attempts of a
   // process that died are taken over within seconds.
   leaseMs: 10_000,
+  // A subscription's claimed messages all in one process: its send slots bound every process's POSTs.
+  claim: claimSticky,
   handle: (item, signal) => deliver(deps, item, signal),
 });
 
-/**
- * Subscriptions as their streams were read, for a second: a burst of messages to one subscription
- * reads its stream once, not once per message. A change (paused, URL, deleted) reaches deliveries
- * that long after; a rotation meanwhile is harmless, the old secret signing for 24 hours.
- */
-const SUBSCRIPTION_TTL_MS = 1000;
-const subscriptions = new Map<string, { state: SubscriptionState; until: number }>();
+/** The send slots of each subscription in this process (sticky claims make them the only ones). */
+const sendSlots = new Map<string, Semaphore>();
 
-async function subscriptionOf(deps: AppDeps, message: DeliveryPayload): Promise<SubscriptionState> {
-  const now = deps.clock().getTime();
-  const cached = subscriptions.get(message.subscriptionId);
-  if (cached && cached.until > now) return cached.state;
-  const { state } = await loadState(
-    deps.store,
-    subscriptionStream.name(message.organizationId, message.subscriptionId),
-    subscriptionStream,
-  );
-  if (subscriptions.size >= 10_000) subscriptions.clear();
-  subscriptions.set(message.subscriptionId, { state, until: now + SUBSCRIPTION_TTL_MS });
-  return state;
+function slotsOf(subscriptionId: string): Semaphore {
+  let slots = sendSlots.get(subscriptionId);
+  if (!slots) {
+    // Forgetting idle subscriptions' slots keeps the map small; one in use is kept (it has holders).
+    if (sendSlots.size >= 10_000) for (const [id, s] of sendSlots) if (s.inUse === 0) sendSlots.delete(id);
+    slots = new Semaphore(PER_SUBSCRIPTION_CONCURRENCY);
+    sendSlots.set(subscriptionId, slots);
+  }
+  return slots;
 }
 
 export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal): Promise<Outcome> {
   const message = item.payload as DeliveryPayload;
-  const sub = await subscriptionOf(deps, message);
+  const eventId = uuidOf(`${item.id}:${item.attempts}`);
+  // The slot is held for the POST alone: recording and settling overlap the next messages' POSTs. The
+  // subscription is read in it, so that a pause stops every message not yet being sent.
+  const sent = await slotsOf(message.subscriptionId).run(async () => {
+    signal.throwIfAborted();
+    const sub = await subscriptionOf(deps, message);
+    if (!sub.exists || statusOf(sub) !== 'active') return { sub };
+    const result = await attemptMessage(
+      deps,
+      sub,
+      { ...message, test: false },
+      item.attempts,
+      deps.config.WEBHOOK_RETRY_SCHEDULE,
+      signal,
+    );
+    // Stopped or taken over meanwhile: not this holder's attempt to record (the next holder sends it).
+    signal.throwIfAborted();
+    return { sub, ...result };
+  });
+  const { sub } = sent;
   if (!sub.exists) return { status: 'done' };
-  // Not sent while paused or disabled: a replay sends it once the subscription is active again.
-  if (statusOf(sub) !== 'active') return { status: 'dead', error: `subscription ${statusOf(sub)}` };
-  const { record, gone } = await attemptMessage(
-    deps,
-    sub,
-    { ...message, test: false },
-    item.attempts,
-    deps.config.WEBHOOK_RETRY_SCHEDULE,
-    signal,
+  if (!('record' in sent)) {
+    // Not sent while paused or disabled, but shown in the history as skipped: a replay of its window
+    // sends it once the subscription is active again.
+    const record = skippedAttempt(sub, message, item.attempts, deps.clock());
+    await recordAttempt(deps.store, { eventId, record });
+    return { status: 'dead', error: record.response };
+  }
+  const { record, gone } = sent;
+  await recordAttempt(deps.store, { eventId, record });
+  // Off the delivery's path: a failed prune is tried again an hour later.
+  pruneHistoryNowAndThen(deps).catch((err) =>
+    deps.logger.warn({ err }, 'pruning the webhook history failed'),
   );
-  await recordAttempt(deps.store, { eventId: uuidOf(`${item.id}:${item.attempts}`), record });
   const reason = await disableReason(deps, record, gone);
   if (reason) {
-    subscriptions.delete(sub.id);
+    forgetSubscription(sub.id);
     await disable(deps, sub.organizationId, sub.id, reason);
   }
   if (record.outcome === 'succeeded') return { status: 'done' };

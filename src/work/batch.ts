@@ -1,0 +1,16 @@
+import type { Pool } from '../db/pool.ts';
+import { type claim, type ItemRow, itemOf, type WorkItem } from './queue.ts';
+
+/**
+ * Claims as `claim` does (src/work/queue.ts), except that a group whose items another owner holds is
+ * left to that owner (migration 0016): everything of a group in flight is in one process. For work
+ * that claims a group's items well ahead and bounds in the process what it does at once (a webhook
+ * subscription's POSTs), so that this bound holds across every process.
+ */
+export async function claimSticky(pool: Pool, input: Parameters<typeof claim>[1]): Promise<WorkItem[]> {
+  if (input.limit <= 0) return [];
+  const { kind, now, limit, owner, leaseMs } = input;
+  const sql = 'SELECT * FROM work_claim_sticky($1, $2, $3, $4, $5)';
+  const { rows } = await pool.query<ItemRow>(sql, [kind, now, limit, owner, leaseMs]);
+  return rows.map(itemOf);
+}
