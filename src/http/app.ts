@@ -120,7 +120,8 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
     // Every route's 4xx and 5xx problems are documented here, once, rather than by each route.
     transform: (data) => {
       const out = jsonSchemaTransform(data);
-      const schema = out.schema as { response?: Record<string, unknown> };
+      // A route without a schema still answers problems.
+      const schema = (out.schema ?? {}) as { response?: Record<string, unknown> };
       return { ...out, schema: { ...schema, response: withProblemResponses(schema.response) } };
     },
     // Schemas registered with an id (z.globalRegistry, `.meta({ id })`) become components, which
