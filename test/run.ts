@@ -1,10 +1,14 @@
 /**
  * The test command: one PostgreSQL for the whole run (embedded unless DATABASE_URL is given), every
  * uvu suite under test/unit, test/integration and test/e2e in this process, and one closing line
- * `N passed, N failed, N skipped` with the counts summed over all suites.
+ * `N passed, N failed, N skipped` with the counts summed over all suites. Every response of an
+ * in-process test app is checked against its OpenAPI document and searched for secrets
+ * (test/support/conformance.ts, secret-scan.ts): each violation and leak found counts as a failure.
  */
 import { parse } from 'uvu/parse';
+import { contract } from './support/conformance.ts';
 import { startTestServer } from './support/postgres.ts';
+import { leaks } from './support/secret-scan.ts';
 
 const counts = { total: 0, passed: 0, skipped: 0 };
 const write = process.stdout.write.bind(process.stdout);
@@ -18,6 +22,8 @@ process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
     if (key === 'Passed') counts.passed += Number(value);
     if (key === 'Skipped') counts.skipped += Number(value);
   }
+  // uvu names each test file on a line of its own before running its suites.
+  for (const [, file] of plain.matchAll(/^(\S+\.test\.ts)$/gm)) contract.currentFile = file as string;
   return write(chunk as string, ...(rest as []));
 }) as typeof process.stdout.write;
 
@@ -36,7 +42,30 @@ try {
 } finally {
   await server.stop();
 }
-const failed = counts.total - counts.passed + (crashed ? 1 : 0);
 process.stdout.write = write;
+const findings = [...contractViolations(), ...secretLeaks()];
+for (const line of findings) console.log(line);
+console.log(`contract: ${contract.checked} responses checked, ${contract.violations.length} violations`);
+console.log(`secrets: ${leaks.length} leaks`);
+const failed = counts.total - counts.passed + (crashed ? 1 : 0) + findings.length;
 console.log(`${counts.passed} passed, ${failed} failed, ${counts.skipped} skipped`);
 process.exit(failed > 0 ? 1 : 0);
+
+/** One line per distinct violation (operation, status and reason), with the files that produced it. */
+function contractViolations(): string[] {
+  const groups = new Map<string, Set<string>>();
+  for (const { source, exchange: e, reason } of contract.violations) {
+    const key = `contract: ${e.method} ${e.route ?? e.url} ${e.status} ${e.contentType ?? '(no type)'}: ${reason}`;
+    groups.set(key, (groups.get(key) ?? new Set()).add(source));
+  }
+  return [...groups].map(([key, files]) => `${key}\n    in ${[...files].join(', ')}`);
+}
+
+function secretLeaks(): string[] {
+  const groups = new Map<string, Set<string>>();
+  for (const { source, where, what } of leaks) {
+    const key = `secret leak: ${what} in ${where}`;
+    groups.set(key, (groups.get(key) ?? new Set()).add(source));
+  }
+  return [...groups].map(([key, files]) => `${key}\n    in ${[...files].join(', ')}`);
+}

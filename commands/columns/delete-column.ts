@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { columnsProjection } from '../../projections/columns/columns.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
 import { type ColumnState, columnStream } from '../../src/domain/columns/column-state.ts';
@@ -82,7 +83,12 @@ export const deleteColumnRoute: RouteModule = (app, deps) => {
     '/api/tables/:tableId/columns/:columnId',
     {
       config: { access: 'columns:write' },
-      schema: { tags: ['columns'], summary: 'Delete a column', params: ColumnParams },
+      schema: {
+        tags: ['columns'],
+        summary: 'Delete a column',
+        params: ColumnParams,
+        response: { 204: z.null() },
+      },
     },
     async (request, reply) => {
       const { tableId, columnId } = request.params;
@@ -97,7 +103,7 @@ export const deleteColumnRoute: RouteModule = (app, deps) => {
         now: deps.clock(),
       });
       await readYourWrites(deps, result.appended?.position, [columnsProjection]);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { leadsProjection } from '../../projections/leads/leads.ts';
 import { handleCommand } from '../../src/command.ts';
 import { leadNotFound, leadView, loadLeadForWrite } from '../../src/domain/leads/access.ts';
@@ -84,7 +85,7 @@ export const deleteLeadRoute: RouteModule = (app, deps) => {
     '/api/leads/:leadId',
     {
       config: { access: 'leads:write' },
-      schema: { tags: ['leads'], summary: 'Delete a lead', params: LeadParams },
+      schema: { tags: ['leads'], summary: 'Delete a lead', params: LeadParams, response: { 204: z.null() } },
     },
     async (request, reply) => {
       const { leadId } = request.params;
@@ -98,7 +99,7 @@ export const deleteLeadRoute: RouteModule = (app, deps) => {
         now: deps.clock(),
       });
       await readYourWrites(deps, result.appended?.position, [leadsProjection]);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 };

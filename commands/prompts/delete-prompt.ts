@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { promptsProjection } from '../../projections/prompts/prompts.ts';
 import { handleCommand } from '../../src/command.ts';
 import { loadPromptForWrite, promptNotFound } from '../../src/domain/prompts/access.ts';
@@ -43,7 +44,12 @@ export const deletePromptRoute: RouteModule = (app, deps) => {
     '/api/prompts/:promptId',
     {
       config: { access: 'prompts:write' },
-      schema: { tags: ['prompts'], summary: 'Delete a prompt template no column uses', params: PromptParams },
+      schema: {
+        tags: ['prompts'],
+        summary: 'Delete a prompt template no column uses',
+        params: PromptParams,
+        response: { 204: z.null() },
+      },
     },
     async (request, reply) => {
       const { promptId } = request.params;
@@ -66,7 +72,7 @@ export const deletePromptRoute: RouteModule = (app, deps) => {
         metadata,
       ).catch((error: unknown) => deps.logger.warn({ err: error, promptId }, 'prompt name not released'));
       await readYourWrites(deps, result.appended?.position, [promptsProjection]);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { rowsProjection } from '../../projections/rows/rows.ts';
 import { handleCommand } from '../../src/command.ts';
 import { rowNotFound } from '../../src/domain/rows/access.ts';
@@ -27,7 +28,7 @@ export const deleteRowRoute: RouteModule = (app, deps) => {
     '/api/tables/:tableId/rows/:rowId',
     {
       config: { access: 'tables:write' },
-      schema: { tags: ['rows'], summary: 'Delete a row', params: RowParams },
+      schema: { tags: ['rows'], summary: 'Delete a row', params: RowParams, response: { 204: z.null() } },
     },
     async (request, reply) => {
       const { tableId, rowId } = request.params;
@@ -43,7 +44,7 @@ export const deleteRowRoute: RouteModule = (app, deps) => {
         initialState: (await insertedRows(deps.store, tableId, [rowId])).get(rowId),
       });
       await readYourWrites(deps, result.appended?.position, [rowsProjection]);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { secretsProjection } from '../../projections/secrets/secrets.ts';
 import { handleCommand } from '../../src/command.ts';
 import { noStore } from '../../src/domain/secrets/http.ts';
@@ -33,6 +34,7 @@ export const deleteSecretRoute: RouteModule = (app, deps) => {
         tags: ['secrets'],
         summary: 'Delete a workspace secret and destroy its keys',
         params: SecretParams,
+        response: { 204: z.null() },
       },
     },
     async (request, reply) => {
@@ -53,7 +55,7 @@ export const deleteSecretRoute: RouteModule = (app, deps) => {
       });
       await vault.destroyReplaced(organizationId, name, result.state);
       await readYourWrites(deps, result.appended?.position, [secretsProjection]);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { ENROLLMENTS } from '../../projections/sequences/enrollments.ts';
 import { checkSourceTable, sequenceView } from '../../src/domain/sequences/access.ts';
 import type { SequenceEvent, SequenceStep } from '../../src/domain/sequences/events.ts';
@@ -72,6 +73,7 @@ export const deleteSequenceRoute: RouteModule = (app, deps) => {
         tags: ['sequences'],
         summary: 'Delete a sequence without active enrollments',
         params: SequenceParams,
+        response: { 204: z.null() },
       },
     },
     async (request, reply) => {
@@ -81,7 +83,7 @@ export const deleteSequenceRoute: RouteModule = (app, deps) => {
         [sequenceId],
       );
       await onSequence(deps, request, sequenceId, deleteSequence, { activeEnrollments: rows[0]!.n });
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 };

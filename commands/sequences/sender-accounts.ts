@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { senderAccountsProjection } from '../../projections/sequences/sender-accounts.ts';
 import { handleCommand } from '../../src/command.ts';
 import { isMemberOf } from '../../src/domain/accounts/members.ts';
@@ -71,7 +72,12 @@ export const deleteSenderRoute: RouteModule = (app, deps) => {
     '/api/sender-accounts/:senderAccountId',
     {
       config: { access: 'sequences:write' },
-      schema: { tags: ['sequences'], summary: 'Delete a sender account', params: SenderAccountParams },
+      schema: {
+        tags: ['sequences'],
+        summary: 'Delete a sender account',
+        params: SenderAccountParams,
+        response: { 204: z.null() },
+      },
     },
     async (request, reply) => {
       const { senderAccountId } = request.params;
@@ -86,7 +92,7 @@ export const deleteSenderRoute: RouteModule = (app, deps) => {
         loaded,
       });
       await readYourWrites(deps, result.appended?.position, [senderAccountsProjection]);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 };

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { tasksProjection } from '../../projections/tasks/tasks.ts';
 import { handleCommand } from '../../src/command.ts';
 import { loadTaskForWrite, taskNotFound, taskView } from '../../src/domain/tasks/access.ts';
@@ -149,13 +150,13 @@ export const deleteTaskRoute: RouteModule = (app, deps) => {
     '/api/tasks/:taskId',
     {
       config: { access: 'tasks:write' },
-      schema: { tags: ['tasks'], summary: 'Delete a task', params: TaskParams },
+      schema: { tags: ['tasks'], summary: 'Delete a task', params: TaskParams, response: { 204: z.null() } },
     },
     async (request, reply) => {
       const { organizationId } = principalOf(request);
       const position = await removeTask(deps, organizationId, request.params.taskId, eventMetadata(request));
       await readYourWrites(deps, position, [tasksProjection]);
-      return reply.code(204).send();
+      return reply.code(204).send(null);
     },
   );
 };

@@ -1,6 +1,11 @@
 import { z } from 'zod';
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
-import { digestEtag, htmlHeaders, notModified } from '../../src/domain/content/site/http-cache.ts';
+import {
+  digestEtag,
+  htmlHeaders,
+  notModified,
+  pageResponses,
+} from '../../src/domain/content/site/http-cache.ts';
 import { INDEX_PAGE_SIZE, renderIndexPage } from '../../src/domain/content/site/index-page.ts';
 import { siteContent } from '../../src/domain/content/site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
@@ -17,6 +22,7 @@ export const blogIndexRoutes: RouteModule = (app, deps) => {
       schema: {
         tags: ['blog'],
         summary: 'The article index (HTML), newest first',
+        response: pageResponses('text/html', { notFoundPage: true }),
         querystring: z.object({ page: z.string().optional() }),
       },
     },

@@ -7,7 +7,12 @@ import {
   renderArticlePage,
   renderNotFoundPage,
 } from '../../src/domain/content/site/article-page.ts';
-import { digestEtag, htmlHeaders, notModified } from '../../src/domain/content/site/http-cache.ts';
+import {
+  digestEtag,
+  htmlHeaders,
+  notModified,
+  pageResponses,
+} from '../../src/domain/content/site/http-cache.ts';
 import { type CachedPage, pageCacheFor, pageKey } from '../../src/domain/content/site/page-cache.ts';
 import { siteContent } from '../../src/domain/content/site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
@@ -49,6 +54,7 @@ export const blogPageRoutes: RouteModule = (app, deps) => {
       schema: {
         tags: ['blog'],
         summary: 'An article page (HTML), from the stored row',
+        response: pageResponses('text/html', { notFoundPage: true }),
         params: z.object({ slug: z.string() }),
       },
     },

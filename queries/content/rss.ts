@@ -1,6 +1,6 @@
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
 import { RSS_ITEMS, renderRss } from '../../src/domain/content/site/feeds.ts';
-import { digestEtag, notModified } from '../../src/domain/content/site/http-cache.ts';
+import { digestEtag, notModified, pageResponses } from '../../src/domain/content/site/http-cache.ts';
 import { siteContent } from '../../src/domain/content/site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
@@ -8,7 +8,14 @@ import type { RouteModule } from '../../src/http/app.ts';
 export const rssRoutes: RouteModule = (app, deps) => {
   app.get(
     '/blog/rss.xml',
-    { config: { access: 'public' }, schema: { tags: ['blog'], summary: 'RSS feed of the newest articles' } },
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['blog'],
+        summary: 'RSS feed of the newest articles',
+        response: pageResponses('application/rss+xml'),
+      },
+    },
     async (request, reply) => {
       const articles = await siteContent.page(deps.pool, DEFAULT_KIND, RSS_ITEMS, 0);
       const xml = renderRss(articles, deps.config.SITE_URL);

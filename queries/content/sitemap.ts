@@ -1,6 +1,6 @@
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
 import { renderSitemap, SITEMAP_MAX_URLS } from '../../src/domain/content/site/feeds.ts';
-import { digestEtag, notModified } from '../../src/domain/content/site/http-cache.ts';
+import { digestEtag, notModified, pageResponses } from '../../src/domain/content/site/http-cache.ts';
 import { siteContent } from '../../src/domain/content/site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
@@ -8,7 +8,14 @@ import type { RouteModule } from '../../src/http/app.ts';
 export const sitemapRoutes: RouteModule = (app, deps) => {
   app.get(
     '/sitemap.xml',
-    { config: { access: 'public' }, schema: { tags: ['blog'], summary: 'Sitemap of the stored articles' } },
+    {
+      config: { access: 'public' },
+      schema: {
+        tags: ['blog'],
+        summary: 'Sitemap of the stored articles',
+        response: pageResponses('application/xml'),
+      },
+    },
     async (request, reply) => {
       const articles = await siteContent.page(deps.pool, DEFAULT_KIND, SITEMAP_MAX_URLS - 1, 0);
       const xml = renderSitemap(articles, deps.config.SITE_URL);

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { RouteModule } from '../../src/http/app.ts';
 import { checkMetricsToken, installHttpMetrics, renderMetrics } from '../../src/http/metrics.ts';
 import { metricsRegistry } from '../../src/metrics-registry.ts';
@@ -9,7 +10,14 @@ import { metricsRegistry } from '../../src/metrics-registry.ts';
  */
 export const metricsRoute: RouteModule = (app, deps) => {
   installHttpMetrics(app);
-  app.get('/metrics', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+  const schema = {
+    tags: ['operations'],
+    summary: 'Metrics in the Prometheus text format (bearer METRICS_TOKEN when set)',
+    response: {
+      200: { description: 'The metrics', content: { 'text/plain': { schema: z.string() } } },
+    },
+  };
+  app.get('/metrics', { config: { access: 'public' }, schema }, async (request, reply) => {
     checkMetricsToken(request, deps.config.METRICS_TOKEN);
     const body = await renderMetrics(deps);
     return reply.header('content-type', metricsRegistry.contentType).send(body);

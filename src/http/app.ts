@@ -20,7 +20,7 @@ import { installAccessControl } from './access-hook.ts';
 import { edgeOptions, expectationHandler, requestIdOf, requireHost } from './edge.ts';
 import { registerHealthRoutes } from './health.ts';
 import { installInputGuard } from './input-guard.ts';
-import { errorHandler, problemOf, sendProblem } from './problem.ts';
+import { errorHandler, problemJsonSchema, problemOf, sendProblem, withProblemResponses } from './problem.ts';
 
 /** Everything a route may depend on; tests build it with their own pieces. */
 export interface AppDeps {
@@ -117,10 +117,23 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
         },
       },
     },
-    transform: jsonSchemaTransform,
+    // Every route's 4xx and 5xx problems are documented here, once, rather than by each route.
+    transform: (data) => {
+      const out = jsonSchemaTransform(data);
+      // A route without a schema still answers problems.
+      const schema = (out.schema ?? {}) as { response?: Record<string, unknown> };
+      return { ...out, schema: { ...schema, response: withProblemResponses(schema.response) } };
+    },
     // Schemas registered with an id (z.globalRegistry, `.meta({ id })`) become components, which
     // recursive schemas such as RunCondition need for their $refs.
-    transformObject: jsonSchemaTransformObject,
+    transformObject: (input) => {
+      const doc = jsonSchemaTransformObject(input) as { components?: { schemas?: object } };
+      const components = doc.components ?? {};
+      return {
+        ...doc,
+        components: { ...components, schemas: { ...components.schemas, Problem: problemJsonSchema } },
+      } as ReturnType<typeof jsonSchemaTransformObject>;
+    },
   });
   app.addHook('onRoute', (route) => {
     // The documentation UI's own asset routes come from the plugin; they are public by nature.

@@ -14,6 +14,63 @@ export interface Problem {
   [key: string]: unknown;
 }
 
+/**
+ * The problem body as the OpenAPI document describes it (components.schemas.Problem): every route
+ * answers its 4xx and 5xx with one (src/http/app.ts documents them all in one place). Extra members
+ * (a limit, a retry time) may follow the fixed ones.
+ */
+export const problemJsonSchema = {
+  type: 'object',
+  description: 'An RFC 9457 problem; `code` names the error (docs/errors.md)',
+  properties: {
+    type: { type: 'string' },
+    title: { type: 'string' },
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    detail: { type: 'string' },
+    code: { type: 'string', enum: Object.keys(errorCatalogue) },
+    requestId: { type: 'string' },
+    errors: {
+      type: 'array',
+      description: 'Each field that was refused, by path',
+      items: {
+        type: 'object',
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+        required: ['path', 'message'],
+      },
+    },
+  },
+  required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
+};
+
+const problemResponse = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+/**
+ * A route's documented responses with the shared problem answers added: `4XX` and `5XX` as a
+ * problem, unless the route documents that range itself. A specific status (a 503 of /readyz) still
+ * wins over its range for a reader and a validator alike.
+ */
+export function withProblemResponses(responses: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    ...Object.fromEntries(
+      Object.entries(responses).map(([status, response]) => [status, bodiless(response)]),
+    ),
+    '4XX': responses['4XX'] ?? problemResponse('The request was refused: a problem naming why'),
+    '5XX': responses['5XX'] ?? problemResponse('The service failed or is unavailable: a problem'),
+  };
+}
+
+/**
+ * A response a route documents with `content: {}` (a 204, a 304) has no body: @fastify/swagger
+ * writes one without content when its schema says `type: 'null'`.
+ */
+function bodiless(response: unknown): unknown {
+  const { content, description } = (response ?? {}) as { content?: object; description?: string };
+  return content && Object.keys(content).length === 0 ? { type: 'null', description } : response;
+}
+
 export function problemOf(
   code: ErrorCode,
   detail: string,

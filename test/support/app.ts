@@ -10,7 +10,9 @@ import { createLogger } from '../../src/logger.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import type { Projection } from '../../src/projection/types.ts';
 import { Workers } from '../../src/work/workers.ts';
+import { checkResponse } from './conformance.ts';
 import { freshDatabase, type TestDatabase } from './postgres.ts';
+import { registerConfigSecrets, registryOf, scanningLog, scanResponse } from './secret-scan.ts';
 import { testRegistry } from './test-streams.ts';
 
 export interface AppOptions {
@@ -21,7 +23,10 @@ export interface AppOptions {
   clock?: () => Date;
   /** Background workers (src/work/), started after the projections as the service starts them. */
   workers?: readonly WorkerFactory[];
-  /** Where the log lines go (stdout when not given; LOG_LEVEL is `silent` unless `env` says). */
+  /**
+   * Where the log lines go besides the secret scan (test/support/secret-scan.ts): nowhere when
+   * neither this nor an `env` LOG_LEVEL is given (the scan reads them at `trace`), else stdout.
+   */
   logTo?: DestinationStream;
   /** After each projection batch commit (the service wakes its workers there: src/service.ts). */
   onCommitted?: () => void;
@@ -66,13 +71,17 @@ export async function serveApp(
   options: AppOptions,
 ): Promise<ServedApp> {
   const config: Config = loadConfig({
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: 'trace',
     DATABASE_URL: database.url,
     // Tests play clients behind a proxy (X-Forwarded-For) so that per-address rate limits stay apart.
     TRUST_PROXY: 'true',
     ...options.env,
   });
-  const logger = createLogger(config.LOG_LEVEL, options.logTo);
+  const secrets = registryOf(database.url);
+  registerConfigSecrets(secrets, config);
+  const stdout = { write: (line: string) => process.stdout.write(line) };
+  const logTo = options.logTo ?? (options.env?.LOG_LEVEL ? stdout : undefined);
+  const logger = createLogger(config.LOG_LEVEL, scanningLog(secrets, logTo));
   const store = new PostgresEventStore(database.pool, testRegistry);
   let work: Workers | undefined;
   const projections = new Projections(store, database.pool, options.projections ?? [], {
@@ -102,6 +111,25 @@ export async function serveApp(
     work.start();
   }
   const app = await buildApp(deps, options.routes ?? []);
+  app.addHook('onSend', async (request, reply, payload) => {
+    const type = reply.getHeader('content-type');
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : undefined;
+    const route = request.routeOptions.url;
+    const { method } = request;
+    const status = reply.statusCode;
+    const contentType = type === undefined ? undefined : String(type).split(';')[0]?.trim();
+    checkResponse(app, { method, url: request.url, route, status, contentType, body });
+    scanResponse(secrets, {
+      method,
+      route,
+      status,
+      headers: reply.getHeaders(),
+      requestBody: request.body,
+      body,
+    });
+    return payload;
+  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return {

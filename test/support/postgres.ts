@@ -45,6 +45,12 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/**
+ * Run before each test database is dropped, its pool still open (test/support/secret-scan.ts
+ * searches its events there).
+ */
+export const beforeDrop: ((database: { url: string; pool: Pool }) => Promise<void>)[] = [];
+
 /** A new database with every migration applied, seen by nobody else. */
 export async function freshDatabase(): Promise<TestDatabase> {
   const adminUrl = await serverUrl();
@@ -56,6 +62,7 @@ export async function freshDatabase(): Promise<TestDatabase> {
     url,
     pool,
     drop: async () => {
+      for (const hook of beforeDrop) await hook({ url, pool });
       await pool.end();
       await onAdmin(adminUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },

@@ -60,7 +60,10 @@ test('without CRON_SECRET a full sync is refused (never open); the probe still a
 const echoRoute: RouteModule = (app) => {
   app.post(
     '/echo',
-    { config: { access: 'public' }, schema: { body: z.object({ a: z.number() }) } },
+    {
+      config: { access: 'public' },
+      schema: { body: z.object({ a: z.number() }), response: { 200: z.object({ a: z.number() }) } },
+    },
     async (request) => request.body,
   );
 };

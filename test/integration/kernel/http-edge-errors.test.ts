@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import type { InjectOptions } from 'fastify';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { z } from 'zod';
 import { createAuthenticator } from '../../../src/auth/authenticator.ts';
 import type { RouteModule } from '../../../src/http/app.ts';
 import { service } from '../../../src/modules.ts';
@@ -156,7 +157,8 @@ test('a request arriving while the app shuts down is a 503 problem', async ({ t 
     release = resolve;
   });
   const slow: RouteModule = (app) => {
-    app.get('/test/slow', { config: { access: 'public' } }, async () => {
+    const schema = { response: { 200: z.object({ done: z.boolean() }) } };
+    app.get('/test/slow', { config: { access: 'public' }, schema }, async () => {
       entered();
       await released;
       return { done: true };

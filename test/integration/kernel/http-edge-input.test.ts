@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { z } from 'zod';
 import { createAuthenticator } from '../../../src/auth/authenticator.ts';
 import type { RouteModule } from '../../../src/http/app.ts';
 import { service } from '../../../src/modules.ts';
@@ -7,12 +8,17 @@ import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { columnsPath, createColumn, createTable } from '../../support/tables.ts';
 
-/** Routes with no schema at all: what a future route gets from the edge without asking. */
+/**
+ * Routes with no input schema at all: what a future route gets from the edge without asking. (Their
+ * answers are documented, as every answer must be: test/support/conformance.ts.)
+ */
 const bareRoutes: RouteModule = (app) => {
-  app.post('/test/bare', { config: { access: 'public' } }, async () => ({ ok: true }));
-  app.get('/test/bare/:id', { config: { access: 'public' } }, async (request) => ({
-    params: request.params,
-    query: request.query,
+  const ok = { response: { 200: z.object({ ok: z.boolean() }) } };
+  const echo = { response: { 200: z.object({ params: z.looseObject({}), query: z.looseObject({}) }) } };
+  app.post('/test/bare', { config: { access: 'public' }, schema: ok }, async () => ({ ok: true }));
+  app.get('/test/bare/:id', { config: { access: 'public' }, schema: echo }, async (request) => ({
+    params: request.params as Record<string, unknown>,
+    query: request.query as Record<string, unknown>,
   }));
 };
 

@@ -1,5 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { z } from 'zod';
 import { metricsRoute } from '../../../queries/operations/metrics.ts';
 import { SyncReport } from '../../../src/domain/content/sync-report.ts';
 import { instrumentEventStore } from '../../../src/event-store/instrumented.ts';
@@ -19,7 +20,8 @@ import {
 const TOKEN = 'metrics-token-for-tests';
 
 const pingRoute: RouteModule = (app) => {
-  app.get('/test/ping/:id', { config: { access: 'public' } }, async () => ({ ok: true }));
+  const schema = { response: { 200: z.object({ ok: z.boolean() }) } };
+  app.get('/test/ping/:id', { config: { access: 'public' }, schema }, async () => ({ ok: true }));
 };
 
 const test = suite<{ t: TestApp }>('GET /metrics');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { z } from 'zod';
 import { CONTENT_SECURITY_POLICY } from './layout.ts';
 
 export const PUBLIC_CACHE_CONTROL = 'public, max-age=60, stale-while-revalidate=600';
@@ -46,4 +47,19 @@ export function htmlHeaders(reply: FastifyReply): FastifyReply {
     .header('content-security-policy', CONTENT_SECURITY_POLICY)
     .header('x-content-type-options', 'nosniff')
     .header('referrer-policy', 'strict-origin-when-cross-origin');
+}
+
+/**
+ * How a public page is documented in /openapi.json: the page in its own media type, a 304 without
+ * a body for a copy still current, and (`notFoundPage`) a 404 page a reader can follow back from.
+ */
+export function pageResponses(mediaType: string, options: { notFoundPage?: boolean } = {}) {
+  const html = { 'text/html': { schema: z.string() } };
+  return {
+    200: { description: `The page (${mediaType})`, content: { [mediaType]: { schema: z.string() } } },
+    304: { description: 'Not modified: the copy the client holds is current', content: {} },
+    ...(options.notFoundPage
+      ? { 404: { description: 'No such page: a page to follow back from', content: html } }
+      : {}),
+  };
 }
