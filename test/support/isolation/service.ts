@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createAuthenticator } from '../../../src/auth/authenticator.ts';
+import { service } from '../../../src/modules.ts';
+import { bearer, call } from '../accounts.ts';
+import { startTestApp, type TestApp } from '../app.ts';
+import { type OpenApiDoc, type Operation, operationsOf } from '../fuzz/operations.ts';
+import { storedState } from '../fuzz/stored-state.ts';
+import { type CountingTarget, startTarget } from '../runs.ts';
+import { Receiver } from '../webhooks.ts';
+import { buildOrganization, type Organization } from './fixtures.ts';
+
+export interface IsolatedService {
+  t: TestApp;
+  /** A, whose objects B aims at, and B, the caller. */
+  a: Organization;
+  b: Organization;
+  /** Each organization's webhook receiver (loopback). */
+  hooks: { a: Receiver; b: Receiver };
+  /** The loopback target of their http_request columns. */
+  target: CountingTarget;
+  /** The documented operations of /openapi.json. */
+  operations: Operation[];
+  state: Awaited<ReturnType<typeof storedState>>;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole service with its workers (runs, webhook deliveries), allowed to call loopback, and two
+ * organizations built alike. B is built first, so that its subscription exists while A acts: an
+ * event of A would reach it if deliveries crossed organizations.
+ */
+export async function startIsolatedService(): Promise<IsolatedService> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'stk-isolation-'));
+  const hooks = { a: await Receiver.start(), b: await Receiver.start() };
+  const target = await startTarget();
+  const t = await startTestApp({
+    projections: service.projections,
+    routes: service.routes,
+    workers: service.workers,
+    authenticator: createAuthenticator,
+    env: {
+      ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
+      OUTBOUND_RATE_PER_HOST: '100000',
+      WEBHOOK_RETRY_SCHEDULE: '0,1,2',
+      SECRETS_MASTER_KEY: randomBytes(32).toString('base64'),
+      DATA_DIR: dataDir,
+      ...(process.env.STK_TEST_LOG_LEVEL ? { LOG_LEVEL: process.env.STK_TEST_LOG_LEVEL } : {}),
+    },
+  });
+  const b = await buildOrganization(t.app, 'orgb', { targetUrl: target.url, hookUrl: hooks.b.url });
+  const a = await buildOrganization(t.app, 'orga', { targetUrl: target.url, hookUrl: hooks.a.url });
+  const doc = (await call(t.url, 'GET', '/openapi.json')).body as OpenApiDoc;
+  const operations = operationsOf(doc, []);
+  const state = await storedState(t.db.pool, t.deps.store, t.deps.projections);
+  return {
+    t,
+    a,
+    b,
+    hooks,
+    target,
+    operations,
+    state,
+    close: async () => {
+      await t.close();
+      await Promise.all([hooks.a.close(), hooks.b.close(), target.close()]);
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Fields that change on their own between two reads of the same object. */
+const VOLATILE = /lastUsed/i;
+
+/**
+ * What `org` reads through every documented GET of the API with its own ids in the path: taken
+ * before the matrix and after it, the two must be the same.
+ */
+export async function readsOf(s: IsolatedService, org: Organization): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const op of s.operations) {
+    if (op.method !== 'GET' || !op.path.startsWith('/api/') || op.path === '/api/content/sync') continue;
+    const names = op.params.filter((p) => p.in === 'path').map((p) => p.name);
+    if (names.some((n) => org.ids[n] === undefined)) continue;
+    const path = op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(org.ids[n] as string));
+    const answer = await call(s.t.url, 'GET', path, { headers: bearer(org.key) });
+    out[path] =
+      `${answer.status} ${JSON.stringify(answer.body, (k, v) => (VOLATILE.test(k) ? undefined : v))}`;
+  }
+  return out;
+}
