@@ -13,7 +13,12 @@ import {
 } from '../../support/isolation/bodies.ts';
 import { type Organization, tellTales } from '../../support/isolation/fixtures.ts';
 import { asB, probe } from '../../support/isolation/probe.ts';
-import { type IsolatedService, readsOf, startIsolatedService } from '../../support/isolation/service.ts';
+import {
+  type IsolatedService,
+  readsOf,
+  readTexts,
+  startIsolatedService,
+} from '../../support/isolation/service.ts';
 
 /**
  * Issue 20, item 4: two organizations, every operation of /openapi.json, every id of the other
@@ -28,7 +33,7 @@ const test = suite<{ s: IsolatedService; before: Record<string, string> }>(
 
 test.before(async (ctx) => {
   ctx.s = await startIsolatedService();
-  ctx.before = await readsOf(ctx.s, ctx.s.a);
+  ctx.before = readTexts(await readsOf(ctx.s, ctx.s.a));
 });
 test.after(async (ctx) => {
   await ctx.s?.close();
@@ -123,6 +128,28 @@ test('every list, count and query answers B with nothing of A', async ({ s }) =>
   assert.is(problems.length, 0, problems.join('\n'));
 });
 
+test("B's reads of its own hold nothing of A, and mirror A's: no count, list entry or delivery crosses over", async ({
+  s,
+}) => {
+  const [a, b] = [await readsOf(s, s.a), await readsOf(s, s.b)];
+  const problems: string[] = [];
+  for (const [path, answer] of Object.entries(b)) {
+    const found = leaks(answer, tellTales(s.a), '');
+    if (found.length) problems.push(`${path} shows B A's ${found.join(', ')}`);
+  }
+  // Both were built alike: with each one's names and ids put back to what they name, every read reads
+  // the same, so a count (a sequence's enrollments, a balance, a delivery history) taking in the
+  // other organization's shows as a difference.
+  const [mirrorA, mirrorB] = [readTexts(a, s.a), readTexts(b, s.b)];
+  for (const path of Object.keys(mirrorA))
+    if (mirrorA[path] !== mirrorB[path]) {
+      if (process.env.ISOLATION_VERBOSE) console.log(`MIRROR-A ${mirrorA[path]}\nMIRROR-B ${mirrorB[path]}`);
+      problems.push(`${path} reads differently:\n    A: ${mirrorA[path]}\n    B: ${mirrorB[path]}`);
+    }
+  assert.ok(Object.keys(b).length > 20, `only ${Object.keys(b).length} reads`);
+  assert.is(problems.length, 0, problems.join('\n'));
+});
+
 test('ids of A inside bodies (taskIds, leadIds, rowIds, assignees, senders, source and destination tables, prompts) reach nothing', async ({
   s,
 }) => {
@@ -209,7 +236,7 @@ test('search results cached for A are never served to B', async ({ s }) => {
 });
 
 test("A's own reads are what they were before B's requests", async ({ s, before }) => {
-  const after = await readsOf(s, s.a);
+  const after = readTexts(await readsOf(s, s.a));
   assert.ok(Object.keys(before).length > 20, `only ${Object.keys(before).length} reads`);
   assert.equal(after, before);
 });

@@ -21,8 +21,9 @@ export function unknownLike(id: string): string {
   return `x${randomBytes(Math.ceil(id.length / 2)).toString('hex')}`.slice(0, id.length);
 }
 
+// The service's ids, UUIDs, and the message ids of webhook deliveries (msg_ and base64url).
 const NEW_ID = new RegExp(
-  `\\b[a-z]+_[${ALPHABET}]{20}\\b|\\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\b`,
+  `\\b[a-z]+_[${ALPHABET}]{20}\\b|\\bmsg_[A-Za-z0-9_-]{20,}|\\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\b`,
   'g',
 );
 const TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g;

@@ -137,6 +137,8 @@ export async function buildOrganization(
       deliveryId: delivered.id,
     },
     more: [
+      urls.hookUrl,
+      account.email,
       account.organizationId,
       account.userId,
       account.keyId,

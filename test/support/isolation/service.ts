@@ -4,12 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAuthenticator } from '../../../src/auth/authenticator.ts';
 import { service } from '../../../src/modules.ts';
-import { bearer, call } from '../accounts.ts';
+import { type Answer, bearer, call } from '../accounts.ts';
 import { startTestApp, type TestApp } from '../app.ts';
+import { eventually } from '../eventually.ts';
 import { type OpenApiDoc, type Operation, operationsOf } from '../fuzz/operations.ts';
 import { storedState } from '../fuzz/stored-state.ts';
 import { type CountingTarget, startTarget } from '../runs.ts';
-import { Receiver } from '../webhooks.ts';
+import { deliveries, Receiver } from '../webhooks.ts';
+import { normalized } from './answers.ts';
 import { buildOrganization, type Organization } from './fixtures.ts';
 
 export interface IsolatedService {
@@ -52,6 +54,15 @@ export async function startIsolatedService(): Promise<IsolatedService> {
   });
   const b = await buildOrganization(t.app, 'orgb', { targetUrl: target.url, hookUrl: hooks.b.url });
   const a = await buildOrganization(t.app, 'orga', { targetUrl: target.url, hookUrl: hooks.a.url });
+  // Every delivery made and answered, so that nothing moves while the matrix compares what is stored.
+  for (const [org, hook] of [
+    [a, hooks.a],
+    [b, hooks.b],
+  ] as const)
+    await eventually(`${org.marker}'s deliveries to be done`, async () => {
+      const list = await deliveries(t.app, org.key, org.ids.id as string);
+      return list.length === hook.received.length && list.every((d) => d.status === 'succeeded');
+    });
   const doc = (await call(t.url, 'GET', '/openapi.json')).body as OpenApiDoc;
   const operations = operationsOf(doc, []);
   const state = await storedState(t.db.pool, t.deps.store, t.deps.projections);
@@ -75,19 +86,48 @@ export async function startIsolatedService(): Promise<IsolatedService> {
 const VOLATILE = /lastUsed/i;
 
 /**
- * What `org` reads through every documented GET of the API with its own ids in the path: taken
- * before the matrix and after it, the two must be the same.
+ * What `org` reads through every documented GET of the API, its own ids in the path, by the
+ * document's path.
  */
-export async function readsOf(s: IsolatedService, org: Organization): Promise<Record<string, string>> {
-  const out: Record<string, string> = {};
+export async function readsOf(s: IsolatedService, org: Organization): Promise<Record<string, Answer>> {
+  const out: Record<string, Answer> = {};
   for (const op of s.operations) {
     if (op.method !== 'GET' || !op.path.startsWith('/api/') || op.path === '/api/content/sync') continue;
     const names = op.params.filter((p) => p.in === 'path').map((p) => p.name);
     if (names.some((n) => org.ids[n] === undefined)) continue;
     const path = op.path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(org.ids[n] as string));
     const answer = await call(s.t.url, 'GET', path, { headers: bearer(org.key) });
-    out[path] =
-      `${answer.status} ${JSON.stringify(answer.body, (k, v) => (VOLATILE.test(k) ? undefined : v))}`;
+    out[op.path] = {
+      ...answer,
+      body: JSON.parse(JSON.stringify(answer.body, (k, v) => (VOLATILE.test(k) ? undefined : v))),
+    };
   }
   return out;
+}
+
+/** What differs between two organizations built alike: how long a request took, the tail of a secret. */
+const OWN_MEASURES = /^(durationMs|maskedValue)$/;
+
+const strip = (answer: Answer, fields: RegExp): Answer => ({
+  ...answer,
+  body: JSON.parse(JSON.stringify(answer.body, (k, v) => (fields.test(k) ? undefined : v)) ?? 'null'),
+});
+
+/** Reads as comparable texts: as they are (`exact`), or with the organization's own names and ids put back to what they name. */
+export function readTexts(reads: Record<string, Answer>, org?: Organization): Record<string, string> {
+  const names = new Map<string, string>();
+  if (org) {
+    for (const [name, value] of Object.entries(org.ids)) names.set(value, name);
+    org.more.forEach((value, i) => names.set(value, `more${i}`));
+    names.set(org.account.email, 'email');
+    names.set(org.marker, 'marker');
+  }
+  return Object.fromEntries(
+    Object.entries(reads).map(([path, answer]) => [
+      path,
+      org
+        ? normalized(strip(answer, OWN_MEASURES), names)
+        : `${answer.status} ${JSON.stringify(answer.body)}`,
+    ]),
+  );
 }
