@@ -118,8 +118,7 @@ export function readTexts(reads: Record<string, Answer>, org?: Organization): Re
   const names = new Map<string, string>();
   if (org) {
     for (const [name, value] of Object.entries(org.ids)) names.set(value, name);
-    org.more.forEach((value, i) => names.set(value, `more${i}`));
-    names.set(org.account.email, 'email');
+    for (const [i, value] of org.more.entries()) names.set(value, `more${i}`);
     names.set(org.marker, 'marker');
   }
   return Object.fromEntries(
