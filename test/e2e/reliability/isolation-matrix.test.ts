@@ -1,17 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearer, call } from '../../support/accounts.ts';
-import type { Operation } from '../../support/fuzz/operations.ts';
-import { leaks } from '../../support/isolation/answers.ts';
-import {
-  BODY_CASES,
-  LIST_BODIES,
-  NO_FOREIGN_IDS,
-  OWN_NAMESPACE,
-  PATH_BODIES,
-  PUBLIC_PARAMS,
-} from '../../support/isolation/bodies.ts';
+import { eventually } from '../../support/eventually.ts';
+import { leaks, ok } from '../../support/isolation/answers.ts';
+import { BODY_CASES, LIST_BODIES } from '../../support/isolation/bodies.ts';
 import { type Organization, tellTales } from '../../support/isolation/fixtures.ts';
+import { bodyPlan, fill, key, nameOf, pathParams, pathPlan } from '../../support/isolation/matrix.ts';
 import { asB, probe } from '../../support/isolation/probe.ts';
 import {
   type IsolatedService,
@@ -19,6 +13,9 @@ import {
   readTexts,
   startIsolatedService,
 } from '../../support/isolation/service.ts';
+import { sendJson, startLoopbackServer } from '../../support/loopback-http.ts';
+import { runEnded } from '../../support/runs.ts';
+import { createColumn } from '../../support/tables.ts';
 
 /**
  * Issue 20, item 4: two organizations, every operation of /openapi.json, every id of the other
@@ -39,74 +36,15 @@ test.after(async (ctx) => {
   await ctx.s?.close();
 });
 
-const key = (op: { method: string; path: string }) => `${op.method} ${op.path}`;
-const pathParams = (op: Operation) => op.params.filter((p) => p.in === 'path').map((p) => p.name);
-const nameOf = (org: Organization, name: string) =>
-  name === 'marker' ? org.marker : (org.ids[name] as string);
-const fill = (path: string, values: Record<string, string>) =>
-  path.replace(/\{(\w+)\}/g, (_, n: string) => encodeURIComponent(values[n] as string));
-
 test('every operation with path parameters, called by B with A ids, answers as for unknown ids and stores nothing', async ({
   s,
 }) => {
-  const problems: string[] = [];
-  const left: string[] = [];
-  let probed = 0;
-  // Deletions last: should one wrongly succeed, the others still find A's objects.
-  const ops = s.operations
-    .filter((op) => pathParams(op).length > 0)
-    .sort((x, y) => Number(x.method === 'DELETE') - Number(y.method === 'DELETE'));
-  for (const op of ops) {
-    const params = pathParams(op);
-    const open = params.filter((n) => PUBLIC_PARAMS[n]);
-    if (open.length) {
-      left.push(`${key(op)} (${open.map((n) => PUBLIC_PARAMS[n]).join('; ')})`);
-      continue;
-    }
-    const missing = params.filter((n) => s.a.ids[n] === undefined);
-    if (missing.length) {
-      problems.push(
-        `${key(op)}: the matrix has no object for path parameter ${missing.join(', ')}: make one in ` +
-          'buildOrganization (test/support/isolation/fixtures.ts) and name it in its ids, or list the ' +
-          'parameter in PUBLIC_PARAMS with the reason',
-      );
-      continue;
-    }
-    const bodyOf = PATH_BODIES[key(op)];
-    const undo = OWN_NAMESPACE[key(op)];
-    if (op.body && !bodyOf) {
-      problems.push(
-        `${key(op)} takes a body: add a valid one to PATH_BODIES (test/support/isolation/bodies.ts)`,
-      );
-      continue;
-    }
-    // All of the path A's, then (nested paths) B's own parent with A's children.
-    const variants = [params, ...(params.length > 1 ? [params.slice(1)] : [])];
-    for (const foreign of variants) {
-      const aValues = Object.fromEntries(foreign.map((n) => [n, s.a.ids[n] as string]));
-      const label = `${key(op)} [A's ${foreign.join(', ')}]`;
-      probed++;
-      problems.push(
-        ...(await probe(s, {
-          label,
-          method: op.method,
-          build: (pick) => ({
-            path: fill(op.path, Object.fromEntries(params.map((n) => [n, pick(n)]))),
-            body: bodyOf?.(s.b),
-          }),
-          aValues,
-          expect: undo ? 'own' : 'refused',
-          after: undo ? (path) => asB(s, undo, path) : undefined,
-        })),
-      );
-    }
-  }
-  console.log(
-    `  isolation matrix: ${ops.length} operations with path parameters, ${probed} probes (each twice)`,
-  );
-  for (const line of left) console.log(`  not organization-owned, left out: ${line}`);
-  assert.ok(probed > 40, `only ${probed} probes`);
-  assert.is(problems.length, 0, `${problems.length} problems:\n${problems.join('\n')}`);
+  const plan = pathPlan(s);
+  for (const p of plan.probes) plan.problems.push(...(await probe(s, p)));
+  console.log(`  isolation matrix: ${plan.probes.length} path probes (each sent twice)`);
+  for (const line of plan.left) console.log(`  not organization-owned, left out: ${line}`);
+  assert.ok(plan.probes.length > 40, `only ${plan.probes.length} probes`);
+  assert.is(plan.problems.length, 0, `${plan.problems.length} problems:\n${plan.problems.join('\n')}`);
 });
 
 test('every list, count and query answers B with nothing of A', async ({ s }) => {
@@ -150,68 +88,102 @@ test("B's reads of its own hold nothing of A, and mirror A's: no count, list ent
   assert.is(problems.length, 0, problems.join('\n'));
 });
 
-test('ids of A inside bodies (taskIds, leadIds, rowIds, assignees, senders, source and destination tables, prompts) reach nothing', async ({
+test('ids of A inside bodies and queries (taskIds, leadIds, rowIds, assignees, senders, tables, prompts, searches) reach nothing', async ({
   s,
 }) => {
-  const problems: string[] = [];
-  for (const c of BODY_CASES) {
-    const op = s.operations.find((o) => key(o) === `${c.method} ${c.path}`);
-    if (!op) {
-      problems.push(`${c.label}: ${c.method} ${c.path} is not in the document any more: update BODY_CASES`);
-      continue;
-    }
-    // The names the case takes from A, found by running it once with a recorder.
-    const named = new Set<string>();
-    const record = (n: string) => {
-      named.add(n);
-      return '';
-    };
-    c.body?.(s.b, record);
-    c.query?.(record);
-    const aValues = Object.fromEntries([...named].map((n) => [n, nameOf(s.a, n)]));
-    problems.push(
-      ...(await probe(s, {
-        label: c.label,
-        method: c.method,
-        build: (pick) => {
-          const query = c.query ? `?${new URLSearchParams(c.query(pick))}` : '';
-          return { path: `${fill(c.path, s.b.ids)}${query}`, body: c.body?.(s.b, pick) };
-        },
-        aValues,
-        expect: c.expect ?? 'own',
-      })),
-    );
-    if (c.expect === 'read') {
-      // The control: the same search by A finds A's own, so an empty answer to B means something.
-      const query = c.query ? `?${new URLSearchParams(c.query((n) => nameOf(s.a, n)))}` : '';
-      const mine = await call(s.t.url, c.method, `${fill(c.path, s.a.ids)}${query}`, {
-        headers: bearer(s.a.key),
-        body: c.body?.(s.a, (n) => nameOf(s.a, n)),
-      });
-      if (leaks(mine, Object.values(s.a.ids), '').length === 0)
-        problems.push(
-          `${c.label}: the control failed, A's own search finds nothing: ${JSON.stringify(mine.body)}`,
-        );
-    }
-  }
-  // Every operation without path parameters that takes a body is either covered here or said to name no ids.
-  for (const op of s.operations) {
-    if (pathParams(op).length > 0 || !op.body) continue;
-    if (!NO_FOREIGN_IDS[key(op)] && !BODY_CASES.some((c) => `${c.method} ${c.path}` === key(op)))
-      problems.push(
-        `${key(op)} takes a body and the matrix does not know whether it names objects: add its ids to ` +
-          'BODY_CASES or the operation to NO_FOREIGN_IDS with the reason (test/support/isolation/bodies.ts)',
+  const plan = bodyPlan(s);
+  for (const p of plan.probes) {
+    plan.problems.push(...(await probe(s, p)));
+    const c = BODY_CASES.find((x) => x.label === p.label);
+    if (c?.expect !== 'read') continue;
+    // The control: the same search by A finds A's own, so an empty answer to B means something.
+    const query = c.query ? `?${new URLSearchParams(c.query((n) => nameOf(s.a, n)))}` : '';
+    const mine = await call(s.t.url, c.method, `${fill(c.path, s.a.ids)}${query}`, {
+      headers: bearer(s.a.key),
+      body: c.body?.(s.a, (n) => nameOf(s.a, n)),
+    });
+    if (leaks(mine, Object.values(s.a.ids), '').length === 0)
+      plan.problems.push(
+        `${c.label}: the control failed, A's own search finds nothing: ${JSON.stringify(mine.body)}`,
       );
   }
   console.log(
-    `  isolation matrix: ${BODY_CASES.length} body cases: ${BODY_CASES.map((c) => c.label).join('; ')}`,
+    `  isolation matrix: ${plan.probes.length} body cases: ${plan.probes.map((p) => p.label).join('; ')}`,
   );
-  assert.is(problems.length, 0, `${problems.length} problems:\n${problems.join('\n')}`);
+  assert.is(plan.problems.length, 0, `${plan.problems.length} problems:\n${plan.problems.join('\n')}`);
 });
 
 const mentions = (text: string, org: Organization) => tellTales(org).filter((t) => text.includes(t));
 
-test("B's webhook subscription never received anything of A, and A's received its own", async ({ s }) => {
+test("a column of B naming A's secret never sends A's value; B's own secret is sent", async ({ s }) => {
+  const server = await startLoopbackServer((_, res) => sendJson(res, 200, { ok: true }));
+  try {
+    const ownValue = `value-b-${s.b.marker}-own`;
+    ok(await asB(s, 'PUT', '/api/secrets/b_own', { value: ownValue }), 201, "B's secret");
+    const tableId = s.b.ids.tableId as string;
+    for (const [path, name] of [
+      ['own', 'b_own'],
+      ['theirs', s.a.ids.name],
+    ]) {
+      const column = await createColumn(s.t.url, s.b.key, tableId, {
+        label: `Token ${path}`,
+        kind: 'enrichment',
+        dataType: 'json',
+        config: {
+          provider: 'http_request',
+          method: 'GET',
+          url: `${server.url}/${path}`,
+          headers: { 'x-token': `{{secrets.${name}}}` },
+        },
+      });
+      const run = ok(
+        await asB(s, 'POST', `/api/tables/${tableId}/columns/${column.id}/run`, { scope: 'all' }),
+        202,
+        'a run',
+      );
+      await runEnded(s.t.url, s.b.key, run.body.runId ?? run.body.id);
+    }
+    const sent = (path: string) => server.received.filter((r) => r.url.startsWith(`/${path}`));
+    assert.ok(sent('own').length > 0, "B's own column called out");
+    for (const r of sent('own')) assert.is(r.headers['x-token'], ownValue);
+    for (const r of server.received)
+      assert.not.ok(JSON.stringify(r).includes(s.a.secretValue), `A's secret went out: ${r.url}`);
+  } finally {
+    await server.close();
+  }
+});
+
+test("A's own reads are what they were before B's requests", async ({ s, before }) => {
+  const after = readTexts(await readsOf(s, s.a));
+  assert.ok(Object.keys(before).length > 20, `only ${Object.keys(before).length} reads`);
+  assert.equal(after, before);
+});
+
+test("B's webhook subscription never received anything of A, A's test-fire and replay included", async ({
+  s,
+}) => {
+  const heard = s.hooks.a.received.length;
+  const headers = bearer(s.a.key);
+  const hook = `/api/webhooks/${s.a.ids.id}`;
+  ok(
+    await call(s.t.url, 'POST', `${hook}/test`, { headers, body: { eventType: 'table.created' } }),
+    200,
+    'a test-fire',
+  );
+  const since = new Date(Date.now() - 3_600_000).toISOString();
+  const replay = ok(
+    await call(s.t.url, 'POST', `${hook}/replay`, {
+      headers,
+      body: { since, until: new Date().toISOString() },
+    }),
+    202,
+    'a replay',
+  );
+  // A's receiver gets the test message and every replayed one; B's, subscribed to everything, none.
+  await eventually(
+    "A's test-fire and replay",
+    () => s.hooks.a.received.length >= heard + 1 + replay.body.requeued,
+  );
   const b = s.hooks.b.received.map((r) => r.body);
   const a = s.hooks.a.received.map((r) => r.body);
   assert.ok(b.length > 0, "B's receiver got B's own events");
@@ -233,12 +205,6 @@ test('search results cached for A are never served to B', async ({ s }) => {
   assert.unreachable(
     `${search.map(key).join(', ')}: add the search cache case: A searches, B searches the same and must not get A's cached answer`,
   );
-});
-
-test("A's own reads are what they were before B's requests", async ({ s, before }) => {
-  const after = readTexts(await readsOf(s, s.a));
-  assert.ok(Object.keys(before).length > 20, `only ${Object.keys(before).length} reads`);
-  assert.equal(after, before);
 });
 
 test.run();

@@ -17,6 +17,8 @@ export function unknownLike(id: string): string {
   const prefix = SERVICE_ID.exec(id)?.[1];
   if (prefix) return randomId(prefix);
   if (UUID.test(id)) return randomUUID();
+  // Key ids are hex.
+  if (/^[0-9a-f]+$/.test(id)) return randomBytes(id.length).toString('hex').slice(0, id.length);
   // A name (a secret's): as long, unused.
   return `x${randomBytes(Math.ceil(id.length / 2)).toString('hex')}`.slice(0, id.length);
 }
