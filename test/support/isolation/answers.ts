@@ -9,13 +9,17 @@ export function ok(answer: Answer, status: number, what: string): Answer {
   return answer;
 }
 
-const SERVICE_ID = new RegExp(`^([a-z]+)_[${ALPHABET}]{20}$`);
+// Most ids are `<prefix>_` and 20 characters; row ids are longer (time-ordered), enrollment ids two in one.
+const SERVICE_ID = new RegExp(`^([a-z]+)_([${ALPHABET}]{20,})$`);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** An id of the same form as `id` that names nothing: what the service must answer A's id like. */
 export function unknownLike(id: string): string {
-  const prefix = SERVICE_ID.exec(id)?.[1];
-  if (prefix) return randomId(prefix);
+  const [, prefix, tail] = SERVICE_ID.exec(id) ?? [];
+  if (prefix && tail) {
+    const random = randomId(prefix).slice(prefix.length + 1);
+    return `${prefix}_${random.repeat(Math.ceil(tail.length / random.length)).slice(0, tail.length)}`;
+  }
   if (UUID.test(id)) return randomUUID();
   // Key ids are hex.
   if (/^[0-9a-f]+$/.test(id)) return randomBytes(id.length).toString('hex').slice(0, id.length);
@@ -25,7 +29,7 @@ export function unknownLike(id: string): string {
 
 // The service's ids, UUIDs, and the message ids of webhook deliveries (msg_ and base64url).
 const NEW_ID = new RegExp(
-  `\\b[a-z]+_[${ALPHABET}]{20}\\b|\\bmsg_[A-Za-z0-9_-]{20,}|\\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\b`,
+  `\\b[a-z]+_[${ALPHABET}]{20,}\\b|\\bmsg_[A-Za-z0-9_-]{20,}|\\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\b`,
   'g',
 );
 const TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g;

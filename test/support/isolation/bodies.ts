@@ -60,9 +60,13 @@ export interface BodyCase {
   path: string;
   body?(b: Organization, a: (name: string) => string): unknown;
   query?(a: (name: string) => string): Record<string, string>;
+  headers?(a: (name: string) => string): Record<string, string>;
   /** `own` (the default): B may store its own; `read`: nothing may be stored. */
   expect?: 'own' | 'read';
 }
+
+/** The rows each organization imported with its Idempotency-Key (test/support/isolation/fixtures.ts). */
+export const IMPORTED = { rows: [{ cells: { company: 'Imported' } }] };
 
 /** A new column of B's table whose config names something of A. */
 const columnCase = (
@@ -90,6 +94,14 @@ const sequenceStep = (promptTemplateId?: string) => ({
  * one of the same form, and the two answers must read the same.
  */
 export const BODY_CASES: BodyCase[] = [
+  {
+    // Keys are per organization: A's key is a new one to B, not A's kept answer nor a 422.
+    label: "a row import: A's Idempotency-Key",
+    method: 'POST',
+    path: '/api/tables/{tableId}/rows',
+    headers: (a) => ({ 'idempotency-key': a('idempotencyKey') }),
+    body: () => IMPORTED,
+  },
   {
     label: 'lead search: q',
     method: 'GET',

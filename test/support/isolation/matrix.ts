@@ -88,12 +88,17 @@ export function bodyPlan(s: IsolatedService): Plan {
     };
     c.body?.(s.b, record);
     c.query?.(record);
+    c.headers?.(record);
     plan.probes.push({
       label: c.label,
       method: c.method,
       build: (pick) => {
         const query = c.query ? `?${new URLSearchParams(c.query(pick))}` : '';
-        return { path: `${fill(c.path, s.b.ids)}${query}`, body: c.body?.(s.b, pick) };
+        return {
+          path: `${fill(c.path, s.b.ids)}${query}`,
+          body: c.body?.(s.b, pick),
+          headers: c.headers?.(pick),
+        };
       },
       aValues: Object.fromEntries([...named].map((n) => [n, nameOf(s.a, n)])),
       expect: c.expect ?? 'own',
