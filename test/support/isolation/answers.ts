@@ -23,6 +23,7 @@ export function unknownLike(id: string): string {
   if (UUID.test(id)) return randomUUID();
   // Key ids are hex.
   if (/^[0-9a-f]+$/.test(id)) return randomBytes(id.length).toString('hex').slice(0, id.length);
+  if (id.includes('@')) return `${randomBytes(6).toString('hex')}@example.com`;
   // A name (a secret's): as long, unused.
   return `x${randomBytes(Math.ceil(id.length / 2)).toString('hex')}`.slice(0, id.length);
 }

@@ -63,6 +63,8 @@ export interface BodyCase {
   headers?(a: (name: string) => string): Record<string, string>;
   /** `own` (the default): B may store its own; `read`: nothing may be stored. */
   expect?: 'own' | 'read';
+  /** Why A's answer may differ from the unknown one's (printed); it must still show nothing of A. */
+  mayDiffer?: string;
 }
 
 /** The rows each organization imported with its Idempotency-Key (test/support/isolation/fixtures.ts). */
@@ -94,6 +96,15 @@ const sequenceStep = (promptTemplateId?: string) => ({
  * one of the same form, and the two answers must read the same.
  */
 export const BODY_CASES: BodyCase[] = [
+  {
+    label: "a member: the email address of A's member",
+    method: 'POST',
+    path: '/api/users',
+    body: (_, a) => ({ email: a('memberEmail') }),
+    mayDiffer:
+      'an address is one login across the service, so adding one in use elsewhere is a 409 email_taken ' +
+      '(as signing up with it is): the answer tells that the address is taken, not by whom',
+  },
   {
     // Keys are per organization: A's key is a new one to B, not A's kept answer nor a 422.
     label: "a row import: A's Idempotency-Key",
@@ -250,7 +261,7 @@ export const NO_FOREIGN_IDS: Record<string, string> = {
   'POST /api/auth/agent-bootstrap': 'makes a new organization',
   'POST /api/auth/login': 'an email and password, no ids',
   'POST /api/keys': 'a name and scopes',
-  'POST /api/users': 'an email (addresses are one login each across the service, by design)',
+  'POST /api/users': 'an email address: covered by BODY_CASES',
   'POST /api/content/sync': 'the cron secret, no organization',
   'POST /api/tables': 'a name',
   'POST /api/prompts': 'a name and a template',

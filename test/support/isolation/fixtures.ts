@@ -90,7 +90,8 @@ export async function buildOrganization(
     companyName: `Company ${marker}`,
     emailAddresses: [`lead-${marker}@example.com`],
   });
-  const userId = await addMember(target, key, `member-${marker}@example.com`);
+  const memberEmail = `member-${marker}@example.com`;
+  const userId = await addMember(target, key, memberEmail);
   const senderAccountId = await addSender(target, key, {
     type: 'email',
     address: `sender-${marker}@example.com`,
@@ -147,6 +148,7 @@ export async function buildOrganization(
       id: hook.id,
       deliveryId: delivered.id,
       idempotencyKey,
+      memberEmail,
     },
     more: [
       urls.hookUrl,

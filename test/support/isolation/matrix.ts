@@ -102,6 +102,7 @@ export function bodyPlan(s: IsolatedService): Plan {
       },
       aValues: Object.fromEntries([...named].map((n) => [n, nameOf(s.a, n)])),
       expect: c.expect ?? 'own',
+      mayDiffer: c.mayDiffer,
     });
   }
   for (const op of s.operations) {
