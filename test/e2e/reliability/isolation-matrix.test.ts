@@ -20,9 +20,11 @@ import { createColumn } from '../../support/tables.ts';
 /**
  * Issue 20, item 4: two organizations, every operation of /openapi.json, every id of the other
  * organization. B calls each operation with A's ids and with unknown ids of the same form: the two
- * answers must read the same (no read, no write, no "exists elsewhere" in a status or a message),
- * hold nothing of A, and store nothing. Operations come from the document, so a new route joins the
- * matrix by being documented; a path parameter or a body the matrix has no value for fails it.
+ * answers must read the same (no read, no write, no "exists elsewhere" in a message; the contract's
+ * 403 for another organization's object reads as the 404 of an unknown one), hold nothing of A, and
+ * store nothing. Operations come from the document, so a new route joins the matrix by being
+ * documented; a path parameter or a body the matrix has no value for fails it. ISOLATION_VERBOSE=1
+ * prints every pair of answers.
  */
 const test = suite<{ s: IsolatedService; before: Record<string, string> }>(
   'isolation matrix: every operation, every id of the other organization',
