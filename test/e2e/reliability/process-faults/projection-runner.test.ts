@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { comparePositions } from '../../../src/event-store/port.ts';
-import type { PostgresEventStore } from '../../../src/event-store/postgres.ts';
-import { eventually } from '../../support/eventually.ts';
-import type { TestDatabase } from '../../support/postgres.ts';
-import { closeStore, openStore, type StoreContext } from '../../support/store.ts';
+import { comparePositions } from '../../../../src/event-store/port.ts';
+import type { PostgresEventStore } from '../../../../src/event-store/postgres.ts';
+import { eventually } from '../../../support/eventually.ts';
+import type { TestDatabase } from '../../../support/postgres.ts';
+import { closeStore, openStore, type StoreContext } from '../../../support/store.ts';
 import {
   appendMany,
   buildFromScratch,
@@ -14,9 +14,9 @@ import {
   countsFromLog,
   handledCount,
   readModel,
-} from '../../support/test-projections.ts';
+} from '../../../support/test-projections.ts';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 
 interface Worker {
   child: ChildProcess;

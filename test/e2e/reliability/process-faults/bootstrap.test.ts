@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BOOTSTRAP_STEPS } from '../../../commands/accounts/bootstrap-account.ts';
+import { BOOTSTRAP_STEPS } from '../../../../commands/accounts/bootstrap-account.ts';
 import {
   bearer,
   bootstrapAttempts,
@@ -8,10 +8,10 @@ import {
   someClientAddress,
   undone,
   usable,
-} from '../../support/accounts.ts';
-import { eventually } from '../../support/eventually.ts';
-import { type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
-import { closeStore, openStore, type StoreContext } from '../../support/store.ts';
+} from '../../../support/accounts.ts';
+import { eventually } from '../../../support/eventually.ts';
+import { type ServiceProcess, startServiceProcess } from '../../../support/service-process.ts';
+import { closeStore, openStore, type StoreContext } from '../../../support/store.ts';
 
 /**
  * The service process killed (SIGKILL: no error handler, no shutdown) in the middle of a bootstrap,
