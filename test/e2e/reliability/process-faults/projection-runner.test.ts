@@ -123,7 +123,8 @@ test('two processes started at once: one runs, the other takes over when it dies
   // Writers keep appending while the two contend.
   const writing = appendMany(store, 3000, { perAppend: 10, prefix: 'during' });
 
-  await eventually('both workers to report', () => a.states.length > 0 && b.states.length > 0);
+  // Starting two processes on a busy machine takes a while: a generous bound.
+  await eventually('both workers to report', () => a.states.length > 0 && b.states.length > 0, 120_000);
   const [active, standby] = current(a) === 'standby' ? [b, a] : [a, b];
   assert.is(current(standby), 'standby', `states: ${a.states} / ${b.states}`);
   assert.is.not(current(active), 'standby');
