@@ -63,13 +63,18 @@ test('every acknowledged PATCH survives the kill, none is applied twice', async 
       if (answer?.status === 200) {
         labels.acked(id, label);
         everyAcked.push(label);
-      } else if (answer) assert.ok(answer.status === 503, `${answer.status} ${JSON.stringify(answer.body)}`);
+      } else if (answer)
+        // A 503 from a process going down; a 409 from a PATCH that lost the race to its column on
+        // every retry (it changed nothing). Anything else is a failure.
+        assert.ok([503, 409].includes(answer.status), `${answer.status} ${JSON.stringify(answer.body)}`);
       else lost++;
       // A connection refused while no process listens must not spin.
       if (!answer) await new Promise((r) => setTimeout(r, 50));
     }
   };
   const storm = Promise.all(Array.from({ length: CLIENTS }, (_, w) => client(w)));
+  // A client's failure is reported where the storm is awaited; not as an unhandled rejection.
+  storm.catch(() => {});
   await eventually('a storm under way', () => everyAcked.length >= 200, 60_000);
   await services.kill();
   const ackedAtKill = everyAcked.length;
