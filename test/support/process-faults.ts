@@ -13,8 +13,7 @@ export class Services {
   constructor(private readonly env: Record<string, string>) {}
 
   async start(extra: Record<string, string> = {}): Promise<ServiceProcess> {
-    // A busy machine (several suites at once) can take long to start a process: the bound is generous.
-    const service = await startServiceProcess({ LOG_LEVEL: 'warn', ...this.env, ...extra }, 120_000);
+    const service = await startServiceProcess({ LOG_LEVEL: 'warn', ...this.env, ...extra });
     this.all.push(service);
     return service;
   }
