@@ -83,6 +83,11 @@ export const configSchema = z.object({
    */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().nonnegative().default(15_000),
   /**
+   * How long an Idempotency-Key claim whose request never answered (its process died) holds the key: a
+   * retry before then hears 409 idempotency_key_in_use, one after it takes the claim over.
+   */
+  IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().int().positive().default(120),
+  /**
    * How long a request's headers and body together may take to arrive; past it the client gets a 408
    * and the connection closes. Without it, a body shorter than its Content-Length held a connection
    * open for ever. It does not bound the handler: a full sync may run for minutes.

@@ -77,7 +77,7 @@ const noHook: StepHook = async () => {};
 /**
  * TEST ONLY, never set in production: with STK_TEST_BOOTSTRAP_PAUSE_AFTER=<step> (one of
  * BOOTSTRAP_STEPS), every bootstrap stops for good after that step, holding what it has written, so
- * that an end-to-end test can kill the process exactly there (test/e2e/accounts/bootstrap-crash.test.ts).
+ * that an end-to-end test can kill the process exactly there (test/e2e/reliability/process-faults/bootstrap.test.ts).
  * Read from the environment rather than the configuration so that it appears in no setting a user sees.
  */
 export function testPauseHook(deps: Pick<AppDeps, 'logger'>, env = process.env): StepHook {

@@ -6,7 +6,7 @@ import { ColumnKeySchema } from '../../src/domain/columns/fields.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import { checkCells, columnsByKey, type RowColumn, writtenStatuses } from '../../src/domain/rows/cells.ts';
 import type { InsertedRow } from '../../src/domain/rows/events.ts';
-import { newBatchId, rowIdOf } from '../../src/domain/rows/ids.ts';
+import { batchIdFor, newBatchId, rowIdOf } from '../../src/domain/rows/ids.ts';
 import { insertedRows } from '../../src/domain/rows/load.ts';
 import { insertedRow, type RowState, rowBatchStream, rowStream } from '../../src/domain/rows/row-state.ts';
 import { CellsSchema, MAX_BATCH, RowSchema } from '../../src/domain/rows/schemas.ts';
@@ -18,7 +18,7 @@ import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
-import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
+import { IdempotencyHeaders, idempotency, idempotentWork } from '../../src/http/idempotency.ts';
 import { changeCells } from './patch-row.ts';
 import { firstFailure, newest, ROWS_BODY_LIMIT, rowPath, serializeAsIs } from './shared.ts';
 import { findMatches, matchKey, refuseDuplicates, upsertColumn, withUpsertLock } from './upsert.ts';
@@ -235,7 +235,11 @@ export const insertRowsRoute: RouteModule = (app, deps) => {
     async (request, reply) => {
       const { tableId } = request.params;
       const { rows, upsertOn } = request.body;
+      // Under an Idempotency-Key the batch is named after the key: a retry of an attempt whose process
+      // died after writing finds its rows instead of inserting them again.
+      const work = idempotentWork(request);
       const { results, targets, table } = await insertRowsAs(deps, {
+        batchId: work && batchIdFor(work.timeMs, work.seed),
         tableId,
         organizationId: principalOf(request).organizationId,
         cells: rows.map((r) => r.cells),

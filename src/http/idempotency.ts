@@ -16,7 +16,10 @@ import type { AppDeps } from './app.ts';
  * client can retry with the same key once it has fixed the request or the service has recovered.
  */
 export const KEEP_HOURS = 24;
-/** A claim whose request has not answered by then is taken to be lost (its process died): a retry takes it over. */
+/**
+ * A claim whose request has not answered by then is taken to be lost (its process died): a retry takes it
+ * over. The default; IDEMPOTENCY_LEASE_SECONDS sets it.
+ */
 const LEASE_SECONDS = 120;
 /** How long a retry waits by default for the first request, still running, to answer. */
 const WAIT_MS = 5000;
@@ -28,6 +31,8 @@ interface Claim {
   organizationId: string;
   key: string;
   hash: string;
+  /** When the first request with this key and this request claimed it: kept across takeovers. */
+  firstClaimedMs?: number;
 }
 
 const claims = new WeakMap<FastifyRequest, Claim>();
@@ -56,7 +61,9 @@ interface Stored {
   body: string | null;
 }
 
-type Deps = Pick<AppDeps, 'pool' | 'logger'>;
+type Deps = Pick<AppDeps, 'pool' | 'logger'> & {
+  config?: Partial<Pick<AppDeps['config'], 'IDEMPOTENCY_LEASE_SECONDS'>>;
+};
 
 let lastSweep = 0;
 const SWEEP_EVERY_MS = 10 * 60_000;
@@ -79,18 +86,29 @@ function sweep(deps: Deps): void {
  * request with this same hash has held it past the lease, is taken over.
  */
 async function claim(deps: Deps, c: Claim): Promise<Stored | undefined> {
-  const { rows } = await deps.pool.query(
-    `INSERT INTO idempotency_keys AS k (organization_id, key, request_hash, state) VALUES ($1, $2, $3, 'pending')
+  const lease = deps.config?.IDEMPOTENCY_LEASE_SECONDS ?? LEASE_SECONDS;
+  // The claim being taken over, when it is this request's own (its process died): its time names the
+  // same work again (see idempotentWork), so that a retry does not redo what the lost request did.
+  const { rows } = await deps.pool.query<{ first_claimed_ms: string | null }>(
+    `WITH prior AS (
+       SELECT created_at FROM idempotency_keys
+       WHERE organization_id = $1 AND key = $2 AND request_hash = $3 AND state = 'pending'
+         AND created_at >= now() - make_interval(hours => $4))
+     INSERT INTO idempotency_keys AS k (organization_id, key, request_hash, state) VALUES ($1, $2, $3, 'pending')
      ON CONFLICT (organization_id, key) DO UPDATE
        SET request_hash = EXCLUDED.request_hash, state = 'pending', status = NULL, headers = NULL, body = NULL,
            created_at = now()
        WHERE k.created_at < now() - make_interval(hours => $4)
           OR (k.state = 'pending' AND k.request_hash = EXCLUDED.request_hash
               AND k.created_at < now() - make_interval(secs => $5))
-     RETURNING 1`,
-    [c.organizationId, c.key, c.hash, KEEP_HOURS, LEASE_SECONDS],
+     RETURNING (extract(epoch FROM coalesce((SELECT created_at FROM prior), k.created_at)) * 1000)::bigint
+       AS first_claimed_ms`,
+    [c.organizationId, c.key, c.hash, KEEP_HOURS, lease],
   );
-  if (rows.length > 0) return undefined;
+  if (rows.length > 0) {
+    c.firstClaimedMs = Number(rows[0]!.first_claimed_ms);
+    return undefined;
+  }
   const found = await deps.pool.query<Stored>(
     'SELECT request_hash, state, status, headers, body FROM idempotency_keys WHERE organization_id = $1 AND key = $2',
     [c.organizationId, c.key],
@@ -141,6 +159,17 @@ async function preHandler(deps: Deps, waitMs: number, request: FastifyRequest, r
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+/**
+ * For a request that holds an Idempotency-Key: a seed and a time that are the same for every attempt of
+ * it, also after its process died mid-request and a retry took the claim over. A route that names what it
+ * writes after them (insert-rows' batch id) finds the lost attempt's write instead of writing it again.
+ */
+export function idempotentWork(request: FastifyRequest): { seed: string; timeMs: number } | undefined {
+  const c = claims.get(request);
+  if (!c?.firstClaimedMs) return undefined;
+  return { seed: `${c.organizationId}\n${c.key}\n${c.hash}`, timeMs: c.firstClaimedMs };
 }
 
 /** Keeps the answer of a success under the claim, or releases the claim of a failure. */

@@ -13,10 +13,14 @@ export interface ServiceProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** The real service as a child process (`tsx src/main.ts`) on a free port, ready when /readyz says so. */
+/**
+ * The real service as a child process (`tsx src/main.ts`) on a free port, ready when /readyz says so.
+ * The bound is generous: on a machine busy with other suites (load average 25 on 2 cores) a start took
+ * over 30 s, and a before hook failing on it ended the whole test run.
+ */
 export async function startServiceProcess(
   env: Record<string, string>,
-  timeoutMs = 30_000,
+  timeoutMs = 120_000,
 ): Promise<ServiceProcess> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {

@@ -22,7 +22,7 @@ import { eventually } from '../../support/eventually.ts';
  * A bootstrap appends five times: the reservation of the address, the organization (with its 50
  * credits), the user, the key, and the completion. Each of those fails here in turn (a store that
  * throws on its Nth append); whatever the step, the address can sign up again and exactly one usable
- * account exists in the end. The crash of the process between steps is test/e2e/accounts/bootstrap-crash.
+ * account exists in the end. The crash of the process between steps is test/e2e/reliability/process-faults/bootstrap.test.ts.
  */
 
 interface Ctx {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { buildApp } from '../../../src/http/app.ts';
 import { IdempotencyHeaders, idempotency } from '../../../src/http/idempotency.ts';
 import { bearer, call } from '../../support/accounts.ts';
+import { eventually } from '../../support/eventually.ts';
 import { createColumns, listAll, rowsPath } from '../../support/rows.ts';
 import { createTable, tablesSuite } from '../../support/tables.ts';
 
@@ -183,7 +184,9 @@ test('a retry while the first request is still served waits, then 409 idempotenc
   ]);
   try {
     const first = post(app, key, '/test/slow', { n: 1 }, 'k-8');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Once the first holds the key (a fixed pause let the retry claim it first on a busy machine, and
+    // then the retry waited on the gate for ever).
+    await eventually('the first request to be served', () => served === 1);
     const busy = await post(app, key, '/test/slow', { n: 1 }, 'k-8');
     assert.is(busy.status, 409);
     assert.is(busy.body.code, 'idempotency_key_in_use');

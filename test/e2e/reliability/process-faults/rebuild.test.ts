@@ -1,18 +1,18 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { columnsProjection } from '../../../projections/columns/columns.ts';
-import '../../../src/domain/columns/events.ts';
-import { columnStream } from '../../../src/domain/columns/column-state.ts';
-import type { EventStore } from '../../../src/event-store/port.ts';
-import { projectionAudit } from '../../../src/projection/audit.ts';
-import { checkpoints } from '../../../src/projection/checkpoints.ts';
-import { Projections } from '../../../src/projection/projections.ts';
-import { rebuildRecords } from '../../../src/projection/rebuild-records.ts';
-import { runAdmin, spawnAdmin } from '../../support/cli.ts';
-import { columnCreated } from '../../support/column-events.ts';
-import { eventually } from '../../support/eventually.ts';
-import { freshBuildRows, tableRows } from '../../support/rebuild-fixtures.ts';
-import { closeStore, openStore, type StoreContext } from '../../support/store.ts';
+import { columnsProjection } from '../../../../projections/columns/columns.ts';
+import '../../../../src/domain/columns/events.ts';
+import { columnStream } from '../../../../src/domain/columns/column-state.ts';
+import type { EventStore } from '../../../../src/event-store/port.ts';
+import { projectionAudit } from '../../../../src/projection/audit.ts';
+import { checkpoints } from '../../../../src/projection/checkpoints.ts';
+import { Projections } from '../../../../src/projection/projections.ts';
+import { rebuildRecords } from '../../../../src/projection/rebuild-records.ts';
+import { runAdmin, spawnAdmin } from '../../../support/cli.ts';
+import { columnCreated } from '../../../support/column-events.ts';
+import { eventually } from '../../../support/eventually.ts';
+import { freshBuildRows, tableRows } from '../../../support/rebuild-fixtures.ts';
+import { closeStore, openStore, type StoreContext } from '../../../support/store.ts';
 
 interface Ctx extends StoreContext {
   projections: Projections;

@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CLAIMED_PER_SUBSCRIPTION } from '../../../src/domain/webhooks/messages.ts';
-import { bootstrapAccount } from '../../support/accounts.ts';
-import { eventually } from '../../support/eventually.ts';
-import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
-import { insertRows } from '../../support/rows.ts';
-import { type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
-import { createTable } from '../../support/tables.ts';
-import { Receiver, subscribe } from '../../support/webhooks.ts';
+import { CLAIMED_PER_SUBSCRIPTION } from '../../../../src/domain/webhooks/messages.ts';
+import { bootstrapAccount } from '../../../support/accounts.ts';
+import { eventually } from '../../../support/eventually.ts';
+import { freshDatabase, type TestDatabase } from '../../../support/postgres.ts';
+import { Services } from '../../../support/process-faults.ts';
+import { insertRows } from '../../../support/rows.ts';
+import { createTable } from '../../../support/tables.ts';
+import { Receiver, subscribe } from '../../../support/webhooks.ts';
 
 /**
  * The service SIGKILLed while 1,000 messages are being delivered: after a restart (two processes this
@@ -24,7 +24,7 @@ interface Context {
   db: TestDatabase;
   dir: string;
   receiver: Receiver;
-  services: ServiceProcess[];
+  services: Services;
 }
 
 const test = suite<Context>('webhook deliveries survive a SIGKILL');
@@ -33,10 +33,9 @@ test.before(async (ctx) => {
   ctx.db = await freshDatabase();
   ctx.dir = await mkdtemp(join(tmpdir(), 'stk-webhooks-crash-'));
   ctx.receiver = await Receiver.start();
-  ctx.services = [];
 });
 test.after(async (ctx) => {
-  for (const s of ctx.services) await s.stop('SIGKILL');
+  await ctx.services?.close();
   await ctx.receiver.close();
   await ctx.db.drop();
   await rm(ctx.dir, { recursive: true, force: true });
@@ -51,11 +50,8 @@ test('every message arrives after a kill and a restart', async (ctx) => {
     // The receiver is on loopback, which the SSRF guard refuses unless told.
     ALLOW_PRIVATE_NETWORK_TARGETS: 'true',
   };
-  const start = async () => {
-    const service = await startServiceProcess(env);
-    ctx.services.push(service);
-    return service;
-  };
+  ctx.services = new Services(env);
+  const start = () => ctx.services.start();
   const first = await start();
   // The receiver answers after a short while and counts what is in flight, per id and in all.
   const inFlight = new Map<string, number>();
@@ -88,7 +84,7 @@ test('every message arrives after a kill and a restart', async (ctx) => {
   );
   assert.is(rows.length, MESSAGES);
   await eventually('deliveries under way', () => ctx.receiver.received.length >= 100, 60_000);
-  await first.stop('SIGKILL');
+  await ctx.services.kill(first);
   const beforeKill = new Set(ctx.receiver.received.map((r) => String(r.headers['webhook-id'])));
   assert.ok(beforeKill.size < MESSAGES, 'killed while deliveries were still under way');
 

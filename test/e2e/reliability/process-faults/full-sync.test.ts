@@ -1,10 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { generatedArticle } from '../../support/content-samples.ts';
-import { eventually } from '../../support/eventually.ts';
-import { type FakeContentApi, startFakeContentApi } from '../../support/fake-content-api.ts';
-import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
-import { type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
+import { generatedArticle } from '../../../support/content-samples.ts';
+import { eventually } from '../../../support/eventually.ts';
+import { type FakeContentApi, startFakeContentApi } from '../../../support/fake-content-api.ts';
+import { freshDatabase, type TestDatabase } from '../../../support/postgres.ts';
+import { Services } from '../../../support/process-faults.ts';
+import type { ServiceProcess } from '../../../support/service-process.ts';
 
 /**
  * A full sync killed midway (SIGKILL, no shutdown path): every article stored before the kill stays
@@ -16,6 +17,7 @@ const CRON = 'crash-test-cron-secret';
 interface Context {
   db: TestDatabase;
   fake: FakeContentApi;
+  services: Services;
   service?: ServiceProcess;
 }
 
@@ -25,21 +27,20 @@ test.before(async (ctx) => {
   ctx.db = await freshDatabase();
   ctx.fake = await startFakeContentApi({ apiKey: 'crash-key' });
   ctx.fake.setArticles(ARTICLES);
-});
-test.after(async (ctx) => {
-  await ctx.service?.stop('SIGKILL');
-  await ctx.fake.close();
-  await ctx.db.drop();
-});
-
-const start = (ctx: Context) =>
-  startServiceProcess({
+  ctx.services = new Services({
     DATABASE_URL: ctx.db.url,
     CONTENT_API_URL: ctx.fake.url,
     CONTENT_API_KEY: 'crash-key',
     CRON_SECRET: CRON,
-    LOG_LEVEL: 'warn',
   });
+});
+test.after(async (ctx) => {
+  await ctx.services.close();
+  await ctx.fake.close();
+  await ctx.db.drop();
+});
+
+const start = (ctx: Context) => ctx.services.start();
 
 const fullSync = (service: ServiceProcess) =>
   fetch(`${service.url}/api/content/sync`, { headers: { authorization: `Bearer ${CRON}` } });
@@ -61,7 +62,7 @@ test('what was stored before the kill stays; the next sync stores the rest, noth
     () => 'connection lost',
   );
   await eventually('some articles stored', async () => (await eventsPerStream(ctx)).length >= 40);
-  await ctx.service.stop('SIGKILL');
+  await ctx.services.kill(ctx.service);
   assert.is(await killed, 'connection lost');
 
   const survived = await eventsPerStream(ctx);

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { BOOTSTRAP_STEPS } from '../../../commands/accounts/bootstrap-account.ts';
+import { BOOTSTRAP_STEPS } from '../../../../commands/accounts/bootstrap-account.ts';
 import {
   bearer,
   bootstrapAttempts,
@@ -8,10 +8,10 @@ import {
   someClientAddress,
   undone,
   usable,
-} from '../../support/accounts.ts';
-import { eventually } from '../../support/eventually.ts';
-import { type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
-import { closeStore, openStore, type StoreContext } from '../../support/store.ts';
+} from '../../../support/accounts.ts';
+import { eventually } from '../../../support/eventually.ts';
+import { Services } from '../../../support/process-faults.ts';
+import { closeStore, openStore, type StoreContext } from '../../../support/store.ts';
 
 /**
  * The service process killed (SIGKILL: no error handler, no shutdown) in the middle of a bootstrap,
@@ -20,20 +20,22 @@ import { closeStore, openStore, type StoreContext } from '../../support/store.ts
  * same password, sign up at once, and there is exactly one usable account for it.
  */
 interface Ctx extends StoreContext {
-  service?: ServiceProcess;
+  services: Services;
 }
 
 const test = suite<Ctx>('e2e: a bootstrap killed between its steps');
 const PASSWORD = 'a password long enough';
 
-test.before(openStore);
+test.before(async (ctx) => {
+  await openStore(ctx);
+  ctx.services = new Services({ DATABASE_URL: ctx.db.url });
+});
 test.after(async (ctx) => {
-  await ctx.service?.stop('SIGKILL');
+  await ctx.services.close();
   await closeStore(ctx);
 });
 
-const start = (ctx: Ctx, env: Record<string, string> = {}) =>
-  startServiceProcess({ DATABASE_URL: ctx.db.url, LOG_LEVEL: 'warn', ...env });
+const start = (ctx: Ctx, env: Record<string, string> = {}) => ctx.services.start(env);
 
 const bootstrap = (url: string, email: string) =>
   call(url, 'POST', '/api/auth/agent-bootstrap', {
@@ -46,7 +48,6 @@ const emailOf = (step: string) => `killed-after-${step}@example.com`;
 test('killed after each step, the address signs up again at once: one usable account', async (ctx) => {
   for (const step of BOOTSTRAP_STEPS) {
     const service = await start(ctx, { STK_TEST_BOOTSTRAP_PAUSE_AFTER: step });
-    ctx.service = service;
     const pending = bootstrap(service.url, emailOf(step)).then(
       (res) => res.status,
       () => 'connection lost',
@@ -54,14 +55,13 @@ test('killed after each step, the address signs up again at once: one usable acc
     await eventually(`the bootstrap paused after ${step}`, () =>
       service.output().includes('test hook: bootstrap paused'),
     );
-    await service.stop('SIGKILL');
+    await ctx.services.kill(service);
     assert.is(await pending, 'connection lost');
     const [left] = await bootstrapAttempts(ctx.store, emailOf(step));
     assert.ok(left && !usable(left), `after ${step}: ${JSON.stringify(left)}`);
   }
 
   const service = await start(ctx);
-  ctx.service = service;
   for (const step of BOOTSTRAP_STEPS) {
     const email = emailOf(step);
     const retry = await bootstrap(service.url, email);

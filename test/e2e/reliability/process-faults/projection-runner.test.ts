@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { comparePositions } from '../../../src/event-store/port.ts';
-import type { PostgresEventStore } from '../../../src/event-store/postgres.ts';
-import { eventually } from '../../support/eventually.ts';
-import type { TestDatabase } from '../../support/postgres.ts';
-import { closeStore, openStore, type StoreContext } from '../../support/store.ts';
+import { comparePositions } from '../../../../src/event-store/port.ts';
+import type { PostgresEventStore } from '../../../../src/event-store/postgres.ts';
+import { eventually } from '../../../support/eventually.ts';
+import type { TestDatabase } from '../../../support/postgres.ts';
+import { closeStore, openStore, type StoreContext } from '../../../support/store.ts';
 import {
   appendMany,
   buildFromScratch,
@@ -14,9 +14,12 @@ import {
   countsFromLog,
   handledCount,
   readModel,
-} from '../../support/test-projections.ts';
+} from '../../../support/test-projections.ts';
 
-const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+/** How long a worker may take to get somewhere: generous, for a machine busy with other suites. */
+const LIVENESS_MS = 120_000;
+
+const ROOT = fileURLToPath(new URL('../../../..', import.meta.url));
 
 interface Worker {
   child: ChildProcess;
@@ -90,10 +93,14 @@ test('SIGKILL mid-stream, restart: the read model equals a rebuild, nothing appl
   // A short pause inside each batch's transaction: the kill most likely lands in an open one.
   const first = startWorker(db, { PROJECTION: 'crash', BATCH_SIZE: '200', DELAY_MS: '5' });
   ctx.workers.push(first);
-  await eventually('a fifth of the log to be applied', async () => {
-    if (first.child.exitCode !== null) throw new Error(`worker exited:\n${first.output()}`);
-    return ((await checkpointOf(db.pool, 'crash'))?.events_applied ?? 0) >= handled / 5;
-  });
+  await eventually(
+    'a fifth of the log to be applied',
+    async () => {
+      if (first.child.exitCode !== null) throw new Error(`worker exited:\n${first.output()}`);
+      return ((await checkpointOf(db.pool, 'crash'))?.events_applied ?? 0) >= handled / 5;
+    },
+    LIVENESS_MS,
+  );
   first.child.kill('SIGKILL');
   assert.is(await first.exited, null, 'killed by the signal');
 
@@ -104,10 +111,14 @@ test('SIGKILL mid-stream, restart: the read model equals a rebuild, nothing appl
 
   const second = startWorker(db, { PROJECTION: 'crash', BATCH_SIZE: '500' });
   ctx.workers.push(second);
-  await eventually('the restarted runner to catch up', async () => {
-    if (second.child.exitCode !== null) throw new Error(`worker exited:\n${second.output()}`);
-    return caughtUp(db, store, 'crash');
-  });
+  await eventually(
+    'the restarted runner to catch up',
+    async () => {
+      if (second.child.exitCode !== null) throw new Error(`worker exited:\n${second.output()}`);
+      return caughtUp(db, store, 'crash');
+    },
+    LIVENESS_MS,
+  );
   second.child.kill('SIGTERM');
   assert.is(await second.exited, 0, second.output());
   await assertExactlyOnce(db, store, 'crash');
@@ -123,22 +134,30 @@ test('two processes started at once: one runs, the other takes over when it dies
   // Writers keep appending while the two contend.
   const writing = appendMany(store, 3000, { perAppend: 10, prefix: 'during' });
 
-  await eventually('both workers to report', () => a.states.length > 0 && b.states.length > 0);
+  await eventually('both workers to report', () => a.states.length > 0 && b.states.length > 0, LIVENESS_MS);
   const [active, standby] = current(a) === 'standby' ? [b, a] : [a, b];
   assert.is(current(standby), 'standby', `states: ${a.states} / ${b.states}`);
   assert.is.not(current(active), 'standby');
 
-  await eventually('the active worker to be under way', async () => {
-    const applied = (await checkpointOf(db.pool, 'pair'))?.events_applied ?? 0;
-    return applied >= 1000;
-  });
+  await eventually(
+    'the active worker to be under way',
+    async () => {
+      const applied = (await checkpointOf(db.pool, 'pair'))?.events_applied ?? 0;
+      return applied >= 1000;
+    },
+    LIVENESS_MS,
+  );
   active.child.kill('SIGKILL');
   await active.exited;
   await writing;
-  await eventually('the standby to take over and catch up', async () => {
-    if (standby.child.exitCode !== null) throw new Error(`worker exited:\n${standby.output()}`);
-    return current(standby) !== 'standby' && caughtUp(db, store, 'pair');
-  });
+  await eventually(
+    'the standby to take over and catch up',
+    async () => {
+      if (standby.child.exitCode !== null) throw new Error(`worker exited:\n${standby.output()}`);
+      return current(standby) !== 'standby' && caughtUp(db, store, 'pair');
+    },
+    LIVENESS_MS,
+  );
   assert.ok(standby.states.indexOf('standby') < standby.states.lastIndexOf(current(standby)!));
   standby.child.kill('SIGTERM');
   assert.is(await standby.exited, 0, standby.output());

@@ -1,11 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
-import { eventually } from '../../support/eventually.ts';
-import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
-import { insertRows } from '../../support/rows.ts';
-import { type CountingTarget, httpColumnTable, runEnded, startTarget } from '../../support/runs.ts';
-import { type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
+import { bearer, bootstrapAccount, call } from '../../../support/accounts.ts';
+import { eventually } from '../../../support/eventually.ts';
+import { freshDatabase, type TestDatabase } from '../../../support/postgres.ts';
+import { Services } from '../../../support/process-faults.ts';
+import { insertRows } from '../../../support/rows.ts';
+import { type CountingTarget, httpColumnTable, runEnded, startTarget } from '../../../support/runs.ts';
+import type { ServiceProcess } from '../../../support/service-process.ts';
 
 /*
  * Column runs across real service processes on one database: a process killed mid-run (SIGKILL, no
@@ -16,7 +17,7 @@ import { type ServiceProcess, startServiceProcess } from '../../support/service-
 interface Ctx {
   db: TestDatabase;
   target: CountingTarget;
-  processes: ServiceProcess[];
+  services: Services;
 }
 
 const test = suite<Ctx>('column runs: SIGKILL mid-run and two processes');
@@ -29,19 +30,15 @@ const ROWS = 45;
 test.before.each(async (ctx) => {
   ctx.db = await freshDatabase();
   ctx.target = await startTarget({ delayMs: 30 });
-  ctx.processes = [];
+  ctx.services = new Services({ ...ENV, DATABASE_URL: ctx.db.url });
 });
 test.after.each(async (ctx) => {
-  for (const p of ctx.processes) await p.stop('SIGKILL');
+  await ctx.services.close();
   await ctx.target.close();
   await ctx.db.drop();
 });
 
-async function service(ctx: Ctx): Promise<ServiceProcess> {
-  const p = await startServiceProcess({ ...ENV, DATABASE_URL: ctx.db.url, LOG_LEVEL: 'warn' });
-  ctx.processes.push(p);
-  return p;
-}
+const service = (ctx: Ctx): Promise<ServiceProcess> => ctx.services.start();
 
 async function seededRun(ctx: Ctx, url: string) {
   const key = (await bootstrapAccount(url)).apiKey;
@@ -75,7 +72,7 @@ test('SIGKILL mid-run: after a restart the run finishes, one result per row, rep
   const { key, rows, runId } = await seededRun(ctx, first.url);
   // Kill it once some rows are done and others are in flight.
   await eventually('a third of the rows called', () => ctx.target.counts.size >= ROWS / 3);
-  await first.stop('SIGKILL');
+  await ctx.services.kill(first);
   const calledBefore = new Map(ctx.target.counts);
   const second = await service(ctx);
   const run = await runEnded(second.url, key, runId, 120_000);
