@@ -120,16 +120,16 @@ export async function enrollLead(
 
 /**
  * The sender accounts of an enrollment: those named, else the assignee's own (its oldest live account
- * of each type). Given the store, the accounts are read from their streams (defaultSenders: one made a
- * moment ago counts, one deleted a moment ago does not); without it, from the read model alone, where
- * an account made a moment ago may not count yet.
+ * of each type), read from their streams (defaultSenders: one made a moment ago counts, one deleted a
+ * moment ago does not); the read model's rows add the accounts made before members' sender lists were
+ * kept.
  */
 export async function sendersFor(
   pool: Pool,
   organizationId: string,
   assigneeUserId: string | null,
   named: Senders | undefined,
-  store?: EventStore,
+  store: EventStore,
 ): Promise<Senders> {
   if (named && (named.email || named.linkedin)) return named;
   if (!assigneeUserId) return {};
@@ -139,7 +139,6 @@ export async function sendersFor(
     [organizationId, assigneeUserId],
   );
   // Newest first, so that the oldest of each type is the one left in the object.
-  if (!store) return Object.fromEntries(rows.map((r) => [r.type, r.id]));
   // The read model's rows add the accounts made before members' sender lists were kept.
   return defaultSenders(
     store,

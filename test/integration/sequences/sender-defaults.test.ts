@@ -40,7 +40,7 @@ test('accounts made with the read model stopped count at once; one made before t
     },
   ]);
   await eventually('the read model to have it', async () => {
-    const found = await sendersFor(t.deps.pool, organizationId, userId, undefined);
+    const found = await sendersFor(t.deps.pool, organizationId, userId, undefined, t.deps.store);
     return found.email === before ? found : undefined;
   });
 
@@ -66,11 +66,6 @@ test('accounts made with the read model stopped count at once; one made before t
 
   const defaults = await sendersFor(t.deps.pool, organizationId, userId, undefined, t.deps.store);
   assert.equal(defaults, { email: before, linkedin }, 'the oldest of each type, the new ones included');
-  assert.equal(
-    await sendersFor(t.deps.pool, organizationId, userId, undefined),
-    { email: before },
-    'the stopped read model does not have the new ones',
-  );
   // Deleted a moment ago (the read model has not seen it): the next oldest of its type.
   await t.deps.store.append(senderAccountStream.name(before), [
     { type: 'SenderAccountDeleted', data: { senderAccountId: before, at: at(5)().toISOString() } },
