@@ -196,6 +196,34 @@ test("B's webhook subscription never received anything of A, A's test-fire and r
   for (const body of b) assert.equal(mentions(body, s.a), [], `B received: ${body.slice(0, 300)}`);
 });
 
+/** A question to a search provider, the fake's path it reaches there, and its price (docs/search-and-linkedin.md). */
+const SEARCHES = [
+  { path: '/api/search/web', body: { query: 'Acme anvils' }, upstream: 'searxng', at: '/search', price: 1 },
+  {
+    path: '/api/search/people',
+    body: { name: 'Jane Doe', company: 'Acme' },
+    upstream: 'pdl',
+    at: '/v5/person',
+    price: 2,
+  },
+] as const;
+
+/** An organization's credit ledger, newest first. */
+const ledgerOf = async (s: IsolatedService, org: Organization) =>
+  ok(await call(s.t.url, 'GET', '/api/credits/ledger', { headers: bearer(org.key) }), 200, 'a ledger').body
+    .data as { kind: string; amount: number; balanceAfter: number; runId: string | null }[];
+
+/** The ledger once it shows the charge of a search of `price` on top of `before` (the projection is async). */
+const charged = (s: IsolatedService, org: Organization, before: { balanceAfter: number }[], price: number) =>
+  eventually(`${org.marker}'s search charged`, async () => {
+    const now = await ledgerOf(s, org);
+    const fresh = now.slice(0, now.length - before.length);
+    const charge = fresh.find(
+      (e) => e.kind === 'charge' && e.amount === price && e.runId?.startsWith('srch_'),
+    );
+    return charge && now[0]?.balanceAfter === (before[0]?.balanceAfter ?? 0) - price ? now : undefined;
+  });
+
 test('search results cached for A are never served to B', async ({ s }) => {
   const search = s.operations.filter((op) => op.path.startsWith('/api/search'));
   if (search.length === 0) {
@@ -204,9 +232,40 @@ test('search results cached for A are never served to B', async ({ s }) => {
     );
     return;
   }
-  assert.unreachable(
-    `${search.map(key).join(', ')}: add the search cache case: A searches, B searches the same and must not get A's cached answer`,
-  );
+  for (const q of SEARCHES) {
+    const asked = () => s.providers[q.upstream].requests(q.at).length;
+    const send = (org: Organization) =>
+      call(s.t.url, 'POST', q.path, { headers: bearer(org.key), body: q.body });
+    // A asks, then asks again: the second answer is A's cached one (the control: the cache works).
+    const aBefore = await ledgerOf(s, s.a);
+    // Counted in requests to the fake, as many as the search takes (SearXNG's pages).
+    let upstream = asked();
+    const first = ok(await send(s.a), 200, `A's ${q.path}`);
+    assert.is(first.body.cached, false, `A's first ${q.path}`);
+    assert.ok(first.body.results.length > 0, `A's ${q.path} found something: ${JSON.stringify(first.body)}`);
+    assert.ok(asked() > upstream, `A's ${q.path} asked the provider`);
+    upstream = asked();
+    const aCharged = await charged(s, s.a, aBefore, q.price);
+    const again = ok(await send(s.a), 200, `A's second ${q.path}`);
+    assert.is(again.body.cached, true, `A's second ${q.path} comes from A's cache`);
+    assert.is(asked(), upstream, `A's second ${q.path} did not ask the provider`);
+    // B asks the same: not from A's cache, but its own call to the provider, paid by B alone.
+    const bBefore = await ledgerOf(s, s.b);
+    upstream = asked();
+    const theirs = ok(await send(s.b), 200, `B's ${q.path}`);
+    assert.is(theirs.body.cached, false, `B's ${q.path} was served A's cached answer`);
+    assert.ok(asked() > upstream, `B's ${q.path} asked the provider itself`);
+    assert.equal(theirs.body.results, first.body.results, 'the same question, the same public answer');
+    upstream = asked();
+    assert.equal(leaks(theirs, tellTales(s.a), ''), [], `B's ${q.path} shows something of A`);
+    await charged(s, s.b, bBefore, q.price);
+    assert.equal(await ledgerOf(s, s.a), aCharged, `B's ${q.path} moved A's ledger`);
+    // And B's next one is B's own cached answer, still nothing of A's ledger.
+    const bAgain = ok(await send(s.b), 200, `B's second ${q.path}`);
+    assert.is(bAgain.body.cached, true, `B's second ${q.path} comes from B's cache`);
+    assert.is(asked(), upstream, `B's second ${q.path} did not ask the provider`);
+    assert.equal(await ledgerOf(s, s.a), aCharged, `B's cached ${q.path} moved A's ledger`);
+  }
 });
 
 test.run();

@@ -35,7 +35,7 @@ const NEW_ID = new RegExp(
 );
 const TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g;
 /** Fields that differ between any two requests: the request's own id, and where it was made. */
-const PER_REQUEST = new Set(['requestId', 'instance']);
+export const PER_REQUEST = new Set(['requestId', 'instance']);
 
 /**
  * An answer as a comparable text: its status, its content type and its body with each id the

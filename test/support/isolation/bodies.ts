@@ -47,6 +47,9 @@ export const OWN_NAMESPACE: Record<string, string> = { 'PUT /api/secrets/{name}'
  */
 export const PUBLIC_PARAMS: Record<string, string> = {
   slug: "blog articles are the service's public content, read without a key",
+  handleOrUrl:
+    "a LinkedIn handle or profile URL names a person's public profile at the provider, not an object of " +
+    'an organization (what each organization is answered from its own cache: the search cache case)',
 };
 
 /**
@@ -272,6 +275,14 @@ export const NO_FOREIGN_IDS: Record<string, string> = {
   'POST /api/tasks/bulk': 'ids covered by BODY_CASES',
   'POST /api/tasks/query': "a filter over the caller's own tasks (called as B by the list check)",
   'POST /api/webhooks': 'a URL and event types',
+  // The search routes ask an outside provider about public data: no id of an organization goes in.
+  // What they keep (the per-organization cache, the charge) is the search cache case's to check.
+  'POST /api/search/web': 'a query for SearXNG, no ids',
+  'POST /api/search/news': 'a query for SearXNG, no ids',
+  'POST /api/search/companies': "a query, a domain or a company's name for the people-data provider, no ids",
+  'POST /api/search/people':
+    'a query, a domain, a name or a LinkedIn URL for the people-data provider, no ids',
+  'POST /api/linkedin/search': 'a query and a type for the LinkedIn data provider, no ids',
 };
 
 /** Operations without path parameters that list or search: B calls them with these bodies. */
