@@ -52,6 +52,13 @@ export const errorCatalogue = {
 
 export type ErrorCode = keyof typeof errorCatalogue;
 
+/**
+ * Statuses other than its own that an issue's contract spells for a code on one route (docs/errors.md
+ * says which route): scheduling a task email without SMTP_URL is a 409, every other unconfigured
+ * provider a 503. Nothing else may throw a code with another status.
+ */
+export const routeStatuses: Partial<Record<ErrorCode, readonly number[]>> = { provider_unavailable: [409] };
+
 export interface FieldError {
   path: string;
   message: string;
@@ -67,12 +74,14 @@ export class AppError extends Error {
     readonly extra: {
       errors?: FieldError[];
       headers?: Record<string, string>;
-      /** Only where an issue's contract spells another status for this code on one route. */
+      /** Only a status `routeStatuses` allows for this code. */
       status?: number;
       [key: string]: unknown;
     } = {},
   ) {
     super(detail);
+    if (extra.status !== undefined && !routeStatuses[code]?.includes(extra.status))
+      throw new Error(`${code} is not answered with ${extra.status} anywhere (routeStatuses)`);
     this.status = extra.status ?? errorCatalogue[code].status;
     this.title = errorCatalogue[code].title;
   }

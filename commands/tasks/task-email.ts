@@ -93,7 +93,8 @@ async function composeDraft(deps: AppDeps, task: TaskState): Promise<Draft> {
     );
     senderId = enrollments.state.get(task.sequenceId)?.senderAccountIds.email;
   }
-  senderId ??= (await sendersFor(deps.pool, task.organizationId, task.assigneeUserId, undefined, deps.store)).email;
+  senderId ??= (await sendersFor(deps.pool, task.organizationId, task.assigneeUserId, undefined, deps.store))
+    .email;
   const sender = senderId
     ? (await loadState(deps.store, senderAccountStream.name(senderId), senderAccountStream)).state
     : undefined;

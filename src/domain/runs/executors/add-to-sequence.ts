@@ -136,7 +136,13 @@ export function addToSequenceExecutor(deps: AddToSequenceDeps): Executor {
         outcomes.push({ leadId, outcome: 'failed', reason: `sender_not_found:${bad.path}` });
         continue;
       }
-      const senderAccountIds = await sendersFor(deps.pool, ctx.organizationId, assigneeUserId, senders, deps.store);
+      const senderAccountIds = await sendersFor(
+        deps.pool,
+        ctx.organizationId,
+        assigneeUserId,
+        senders,
+        deps.store,
+      );
       const { position: _p, ...outcome } = await enrollLead(
         { store: deps.store, clock: ctx.now },
         {
