@@ -1,6 +1,7 @@
 import * as assert from 'uvu/assert';
 import { SEQUENCE_TASKS_KIND } from '../../../projections/tasks/sequence-tasks.ts';
 import { loadState } from '../../../src/command.ts';
+import type { Pool } from '../../../src/db/pool.ts';
 import { leadEnrollmentsStream } from '../../../src/domain/sequences/streams.ts';
 import { sequenceTasksWorker } from '../../../src/domain/tasks/sequence-worker.ts';
 import { taskStream } from '../../../src/domain/tasks/task.ts';
@@ -18,7 +19,7 @@ const steps = [
 ];
 
 /** The enrollment's pending step item: its run time once the worker has put it off until due. */
-async function heldUntil(t: { db: { pool: { query: Function } } }, enrollmentId: string, due: number) {
+async function heldUntil(t: { db: { pool: Pool } }, enrollmentId: string, due: number) {
   await eventually(`a step item of ${enrollmentId} waiting for ${new Date(due).toISOString()}`, async () => {
     const { rows } = await t.db.pool.query(
       `SELECT 1 FROM work_items WHERE kind = $1 AND payload->>'enrollmentId' = $2 AND status = 'pending' AND run_at = $3`,
@@ -29,7 +30,7 @@ async function heldUntil(t: { db: { pool: { query: Function } } }, enrollmentId:
 }
 
 /** Every work item about the enrollment has been settled: nothing more will happen without an event. */
-async function settled(t: { db: { pool: { query: Function } } }, enrollmentId: string) {
+async function settled(t: { db: { pool: Pool } }, enrollmentId: string) {
   await eventually(`the step items of ${enrollmentId} settled`, async () => {
     const { rows } = await t.db.pool.query(
       `SELECT count(*) FILTER (WHERE status <> 'done') AS open, count(*) AS all FROM work_items
