@@ -18,6 +18,7 @@ import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { columnsFeature } from '../src/domain/columns/feature.ts';
 import { rowsFeature } from '../src/domain/rows/feature.ts';
 import { rowView } from '../src/domain/rows/view.ts';
+import { runsFeature } from '../src/domain/runs/feature.ts';
 import { tablesFeature } from '../src/domain/tables/feature.ts';
 import { accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createColumns } from '../test/support/rows.ts';
@@ -55,6 +56,8 @@ try {
     projections: [
       ...accounts.projections,
       ...[tablesFeature, columnsFeature, rowsFeature].flatMap((f) => f.projections),
+      // The rows read joins the runs read model (a column's run state), so its table must exist.
+      ...runsFeature.projections,
     ],
     routes: [
       ...accounts.routes,

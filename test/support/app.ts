@@ -30,6 +30,11 @@ export interface AppOptions {
   logTo?: DestinationStream;
   /** After each projection batch commit (the service wakes its workers there: src/service.ts). */
   onCommitted?: () => void;
+  /**
+   * The whole-suite checks (conformance and the secret scan, with logs at `trace`): on for tests, off
+   * for benchmarks, which measure the service and not the checker.
+   */
+  checks?: boolean;
 }
 
 export interface ServedApp {
@@ -70,8 +75,9 @@ export async function serveApp(
   database: { url: string; pool: Pool },
   options: AppOptions,
 ): Promise<ServedApp> {
+  const checks = options.checks ?? true;
   const config: Config = loadConfig({
-    LOG_LEVEL: 'trace',
+    LOG_LEVEL: checks ? 'trace' : 'silent',
     DATABASE_URL: database.url,
     // Tests play clients behind a proxy (X-Forwarded-For) so that per-address rate limits stay apart.
     TRUST_PROXY: 'true',
@@ -81,7 +87,9 @@ export async function serveApp(
   registerConfigSecrets(secrets, config);
   const stdout = { write: (line: string) => process.stdout.write(line) };
   const logTo = options.logTo ?? (options.env?.LOG_LEVEL ? stdout : undefined);
-  const logger = createLogger(config.LOG_LEVEL, scanningLog(secrets, logTo));
+  const logger = checks
+    ? createLogger(config.LOG_LEVEL, scanningLog(secrets, logTo))
+    : createLogger(config.LOG_LEVEL, logTo);
   const store = new PostgresEventStore(database.pool, testRegistry);
   let work: Workers | undefined;
   const projections = new Projections(store, database.pool, options.projections ?? [], {
@@ -111,25 +119,26 @@ export async function serveApp(
     work.start();
   }
   const app = await buildApp(deps, options.routes ?? []);
-  app.addHook('onSend', async (request, reply, payload) => {
-    const type = reply.getHeader('content-type');
-    const body =
-      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : undefined;
-    const route = request.routeOptions.url;
-    const { method } = request;
-    const status = reply.statusCode;
-    const contentType = type === undefined ? undefined : String(type).split(';')[0]?.trim();
-    checkResponse(app, { method, url: request.url, route, status, contentType, body });
-    scanResponse(secrets, {
-      method,
-      route,
-      status,
-      headers: reply.getHeaders(),
-      requestBody: request.body,
-      body,
+  if (checks)
+    app.addHook('onSend', async (request, reply, payload) => {
+      const type = reply.getHeader('content-type');
+      const body =
+        typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : undefined;
+      const route = request.routeOptions.url;
+      const { method } = request;
+      const status = reply.statusCode;
+      const contentType = type === undefined ? undefined : String(type).split(';')[0]?.trim();
+      checkResponse(app, { method, url: request.url, route, status, contentType, body });
+      scanResponse(secrets, {
+        method,
+        route,
+        status,
+        headers: reply.getHeaders(),
+        requestBody: request.body,
+        body,
+      });
+      return payload;
     });
-    return payload;
-  });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return {
