@@ -53,14 +53,43 @@ function rssMiB(pid: number): number | undefined {
   }
 }
 
-/** Events the service's projections are behind, summed, as its GET /metrics says. */
-async function lagEvents(url: string): Promise<number> {
+/** What the service's GET /metrics says: projections' lag (events, summed), pool waiters, event-loop lag. */
+async function scrape(
+  url: string,
+): Promise<{ lag: number; behind: Map<string, number>; waiting: number; loopMs: number }> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  return [...text.matchAll(/^stk_projection_lag_events\{[^}]*\} (\d+)/gm)].reduce(
-    (n, m) => n + Number(m[1]),
-    0,
+  const values = (pattern: RegExp) => [...text.matchAll(pattern)].map((m) => Number(m[1]));
+  const behind = new Map(
+    [...text.matchAll(/^stk_projection_lag_seconds\{projection="([^"]+)"\} ([\d.e-]+)/gm)].map(
+      (m) => [m[1]!, Number(m[2])] as const,
+    ),
   );
+  return {
+    lag: values(/^stk_projection_lag_events\{[^}]*\} (\d+)/gm).reduce((n, v) => n + v, 0),
+    behind,
+    waiting: values(/^stk_db_pool_connections\{state="waiting"\} (\d+)/gm)[0] ?? 0,
+    loopMs: (values(/^stk_nodejs_eventloop_lag_seconds ([\d.e-]+)/gm)[0] ?? 0) * 1000,
+  };
 }
+
+/** The three projections whose lag in seconds was largest at some sample, with that lag. */
+function furthestBehind(scrapes: { behind: Map<string, number> }[]): string {
+  const worst = new Map<string, number>();
+  for (const s of scrapes)
+    for (const [name, seconds] of s.behind) worst.set(name, Math.max(worst.get(name) ?? 0, seconds));
+  return [...worst]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, Number(process.env.BENCH_BEHIND ?? 3))
+    .map(([name, seconds]) => `${name} ${seconds.toFixed(1)} s`)
+    .join(', ');
+}
+
+/** The median and the largest of some samples, as text. */
+const spread = (samples: number[], unit = '') => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return `median ${at(0.5).toFixed(0)}${unit}, largest ${at(1).toFixed(0)}${unit}`;
+};
 
 const server = await startBenchServer();
 const fake = await startFakeContentApi({ apiKey: CONTENT_KEY });
@@ -184,10 +213,29 @@ try {
   ];
 
   const rss: number[] = [];
+  const scrapes: Awaited<ReturnType<typeof scrape>>[] = [];
+  let underLoad = true;
   const sampler = setInterval(() => {
     const mib = rssMiB(service.child.pid!);
     if (mib !== undefined) rss.push(mib);
+    if (underLoad)
+      scrape(url).then(
+        (s) => scrapes.push(s),
+        () => {},
+      );
   }, 1000);
+  const xacts = new Map<string, number>();
+  const xsampler = setInterval(() => {
+    onAdmin(database.url, async (c) => {
+      const { rows } = await c.query<{ ms: number; q: string }>(
+        `SELECT extract(epoch FROM now() - xact_start) * 1000 AS ms, left(query, 100) AS q, state FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY xact_start LIMIT 2`,
+      );
+      for (const r of rows) {
+        const k = r.q.replace(/\s+/g, ' ');
+        xacts.set(k, Math.max(xacts.get(k) ?? 0, Number(r.ms)));
+      }
+    }).catch(() => {});
+  }, 200);
   // Column runs, one after another, for as long as the load lasts.
   let loading = true;
   const runs: { ms: number; status: string }[] = [];
@@ -221,9 +269,15 @@ try {
   );
   const endedAt = performance.now();
   loading = false;
+  underLoad = false;
   let lagMs: number | undefined;
   while (performance.now() - endedAt < 120_000) {
-    if ((await lagEvents(url).catch(() => -1)) === 0) {
+    if (
+      (await scrape(url).then(
+        (s) => s.lag,
+        () => -1,
+      )) === 0
+    ) {
       lagMs = performance.now() - endedAt;
       break;
     }
@@ -232,6 +286,9 @@ try {
   const rebuilt = await rebuild;
   await running;
   clearInterval(sampler);
+  clearInterval(xsampler);
+  for (const [q, ms] of [...xacts].sort((a, b) => b[1] - a[1]).slice(0, 15))
+    log(`XACT ${ms.toFixed(0)} ms: ${q}`);
 
   const rows = groups.map((g, i) => {
     const r = results[i]!;
@@ -266,12 +323,28 @@ try {
     );
     return rows[0]!.n - settings.rows;
   });
+  // What the load appended, by type (the projections' runners read all of it).
+  const logged = await onAdmin(database.url, async (c) => {
+    const { rows } = await c.query<{ type: string; n: number }>(
+      'SELECT type, count(*)::int AS n FROM events GROUP BY type ORDER BY n DESC LIMIT 6',
+    );
+    return rows.map((r) => `${r.type} ${r.n.toLocaleString('en-US')}`).join(', ');
+  });
   const facts = [
     `Errors other than 429: ${errors} (load average ${loadavg()[0]!.toFixed(1)} at the end).`,
     `Service RSS, sampled each second: ${mib(rss[0])} at the start, ${mib(Math.max(...rss))} at most, ${mib(rss[rss.length - 1])} at the end.`,
     `Column runs of ${settings.runRows} rows (http_request to a loopback target, 8 at once), one after another: ${runs.length} finished (${runs.filter((r) => r.status === 'succeeded').length} succeeded), ${runs.length ? Math.round(runs.reduce((s, r) => s + r.ms, 0) / runs.length) : 0} ms each on average.`,
     `Webhook messages received during and after the load: ${delivered.toLocaleString('en-US')} for the ${inserted.toLocaleString('en-US')} rows the load inserted (one message each; the rest still queued when the benchmark stopped).`,
     `Rebuild of rows (stk admin, started at ${settings.seconds / 2} s): exit ${rebuilt.code}, ${(rebuilt.ms / 1000).toFixed(1)} s.`,
+    `Sampled each second under load from GET /metrics: projection lag ${spread(
+      scrapes.map((s) => s.lag),
+      ' events',
+    )}; callers waiting for a pooled database connection ${spread(scrapes.map((s) => s.waiting))}; event-loop lag ${spread(
+      scrapes.map((s) => s.loopMs),
+      ' ms',
+    )}.`,
+    `Events in the log at the end, the most frequent types: ${logged}.`,
+    `Projections furthest behind under load (largest lag in seconds): ${furthestBehind(scrapes)}.`,
     `Projection lag back to zero ${lagMs === undefined ? 'not within 120 s' : `${(lagMs / 1000).toFixed(2)} s`} after the load ended (target: 5 s).`,
   ];
   for (const f of facts) console.log(f);

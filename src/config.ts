@@ -83,6 +83,12 @@ export const configSchema = z.object({
    */
   DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().nonnegative().default(15_000),
   /**
+   * Connections kept apart for background work: the projections' batches and the work queue's claims
+   * and settlements. Sharing the requests' pool, they queued behind every request under load, and every
+   * write waiting on a read model (read-your-writes) waited on that queue too.
+   */
+  DB_BACKGROUND_POOL_SIZE: z.coerce.number().int().min(2).max(100).default(10),
+  /**
    * How long an Idempotency-Key claim whose request never answered (its process died) holds the key: a
    * retry before then hears 409 idempotency_key_in_use, one after it takes the claim over.
    */

@@ -50,6 +50,13 @@ export const projectionEventsApplied = new Gauge({
   registers: [metricsRegistry],
 });
 
+export const dbPoolConnections = new Gauge({
+  name: 'stk_db_pool_connections',
+  help: "The service's PostgreSQL pool at the scrape: total and idle connections, and callers waiting for one",
+  labelNames: ['state'] as const,
+  registers: [metricsRegistry],
+});
+
 const syncItems = new Counter({
   name: 'stk_sync_items_total',
   help: 'Articles a content sync handled, by source (full, named) and result (stored, failed)',

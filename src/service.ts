@@ -46,18 +46,22 @@ export async function startService(config: Config, logger: Logger, parts: Servic
   const cleanups: (() => Promise<void>)[] = [async () => database.embedded?.stop()];
   try {
     await migrate(database.url);
-    const pool = createPool(database.url, {
+    const limits = {
       connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
       statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
-    });
+    };
+    const pool = createPool(database.url, limits);
     cleanups.unshift(() => pool.end());
+    // Projections and the work queue on connections of their own: requests cannot starve them.
+    const background = createPool(database.url, { ...limits, max: config.DB_BACKGROUND_POOL_SIZE });
+    cleanups.unshift(() => background.end());
     // Counted by type for /metrics (src/event-store/instrumented.ts).
     const store: EventStore = instrumentEventStore(
       await openEventStore(config, pool, parts.composition.registry),
     );
     cleanups.unshift(() => store.close());
     let work: Workers | undefined;
-    const projections = new Projections(store, pool, parts.composition.projections, {
+    const projections = new Projections(store, background, parts.composition.projections, {
       onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
       onCommitted: () => work?.nudge(),
     });
@@ -74,7 +78,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
     };
     // Started after the projections (their reactors enqueue), stopped before them.
     work = new Workers(
-      pool,
+      background,
       parts.composition.workers.map((factory) => factory(deps)),
       { clock: deps.clock, logger },
     );

@@ -55,6 +55,10 @@ export const webhookReactor: Projection = {
     const items: WorkItemInput[] = [];
     // Per batch: who takes what, read once per organization (a batch is mostly one organization's).
     const cache = new Map<string, Subscriber[]>();
+    // Which organization owns each table the batch names, read in one statement: a statement per event
+    // kept this transaction (and with it every reader of the log, see src/event-store/postgres.ts)
+    // open for seconds when a run wrote thousands of cells.
+    const ownerOf = await tableOwners(tx, owners, events);
     for (const event of events) {
       if (event.type.startsWith('Webhook')) {
         await foldSubscription(tx, subscribers, event as RecordedEvent & WebhookEvent);
@@ -71,10 +75,11 @@ export const webhookReactor: Projection = {
           tableId,
           organizationId,
         ]);
+        if (!ownerOf.has(tableId)) ownerOf.set(tableId, organizationId);
       }
       for (const entry of CATALOGUE) {
         if (entry.from !== event.type) continue;
-        const organization = await organizationOf(tx, owners, event.data as Record<string, unknown>);
+        const organization = organizationOf(ownerOf, event.data as Record<string, unknown>);
         if (organization === undefined) continue;
         const key = `${organization}\0${entry.type}`;
         let subs = cache.get(key);
@@ -103,18 +108,33 @@ function itemsOf(entry: CatalogueEntry, event: RecordedEvent, subs: readonly Sub
  * The organization an event belongs to: its own field, or its table's owner. null: public content
  * (a site article), for every organization's subscriptions; undefined: nobody's (a table unknown).
  */
-async function organizationOf(
-  tx: PoolClient,
-  owners: string,
+function organizationOf(
+  ownerOf: ReadonlyMap<string, string>,
   data: Record<string, unknown>,
-): Promise<string | null | undefined> {
+): string | null | undefined {
   if (typeof data.organizationId === 'string') return data.organizationId;
   if (typeof data.tableId !== 'string') return null;
-  const { rows } = await tx.query<{ organization_id: string }>(
-    `SELECT organization_id FROM ${owners} WHERE table_id = $1`,
-    [data.tableId],
+  return ownerOf.get(data.tableId);
+}
+
+/** The owners of the tables named by the batch's events that carry no organization of their own. */
+async function tableOwners(
+  tx: PoolClient,
+  owners: string,
+  events: readonly RecordedEvent[],
+): Promise<Map<string, string>> {
+  const tableIds = new Set<string>();
+  for (const event of events) {
+    const data = event.data as Record<string, unknown>;
+    if (typeof data.organizationId !== 'string' && typeof data.tableId === 'string')
+      tableIds.add(data.tableId);
+  }
+  if (tableIds.size === 0) return new Map();
+  const { rows } = await tx.query<{ table_id: string; organization_id: string }>(
+    `SELECT table_id, organization_id FROM ${owners} WHERE table_id = ANY($1::text[])`,
+    [[...tableIds]],
   );
-  return rows[0]?.organization_id;
+  return new Map(rows.map((r) => [r.table_id, r.organization_id]));
 }
 
 async function subscribersOf(

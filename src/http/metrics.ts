@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { hashSecret, secretMatches } from '../auth/keys.ts';
 import { AppError } from '../errors.ts';
 import {
+  dbPoolConnections,
   httpRequestDuration,
   metricsRegistry,
   projectionEventsApplied,
@@ -61,5 +62,9 @@ export async function renderMetrics(deps: AppDeps): Promise<string> {
     // The process metrics still help when the database does not answer; the gauges keep their last values.
     deps.logger.error({ err: error }, 'projection metrics could not be read');
   }
+  // Callers waiting for a connection: requests, projections and workers share the pool.
+  dbPoolConnections.set({ state: 'total' }, deps.pool.totalCount);
+  dbPoolConnections.set({ state: 'idle' }, deps.pool.idleCount);
+  dbPoolConnections.set({ state: 'waiting' }, deps.pool.waitingCount);
   return metricsRegistry.metrics();
 }
