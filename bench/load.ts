@@ -224,18 +224,6 @@ try {
         () => {},
       );
   }, 1000);
-  const xacts = new Map<string, number>();
-  const xsampler = setInterval(() => {
-    onAdmin(database.url, async (c) => {
-      const { rows } = await c.query<{ ms: number; q: string }>(
-        `SELECT extract(epoch FROM now() - xact_start) * 1000 AS ms, left(query, 100) AS q, state FROM pg_stat_activity WHERE backend_xid IS NOT NULL ORDER BY xact_start LIMIT 2`,
-      );
-      for (const r of rows) {
-        const k = r.q.replace(/\s+/g, ' ');
-        xacts.set(k, Math.max(xacts.get(k) ?? 0, Number(r.ms)));
-      }
-    }).catch(() => {});
-  }, 200);
   // Column runs, one after another, for as long as the load lasts.
   let loading = true;
   const runs: { ms: number; status: string }[] = [];
@@ -286,9 +274,6 @@ try {
   const rebuilt = await rebuild;
   await running;
   clearInterval(sampler);
-  clearInterval(xsampler);
-  for (const [q, ms] of [...xacts].sort((a, b) => b[1] - a[1]).slice(0, 15))
-    log(`XACT ${ms.toFixed(0)} ms: ${q}`);
 
   const rows = groups.map((g, i) => {
     const r = results[i]!;
