@@ -249,16 +249,18 @@ export class PostgresEventStore implements EventStore {
   }
 
   /**
-   * Global order is (tx_id, position), read only below the oldest transaction still running: an identity
-   * value is taken at insert but seen at commit, so a reader ordering by position alone could pass an
-   * event whose transaction commits later and never see it.
+   * Global order is (tx_id, position), read only below the oldest transaction still running that may
+   * append (events_read_horizon, migration 0021): an identity value is taken at insert but seen at
+   * commit, so a reader ordering by position alone could pass an event whose transaction commits later
+   * and never see it. Transactions that append nothing (a projection's batch, a claim) do not hold
+   * readers back.
    */
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const from = options.from ?? START;
     const { rows } = await this.pool.query<EventRow>(
       `SELECT ${COLUMNS} FROM events
        WHERE (tx_id, position) > ($1::text::xid8, $2::bigint)
-         AND tx_id < pg_snapshot_xmin(pg_current_snapshot())
+         AND tx_id < (SELECT events_read_horizon())
          AND ($4::text[] IS NULL OR type = ANY($4::text[]))
        ORDER BY events.tx_id, events.position LIMIT $3`,
       [
