@@ -166,38 +166,70 @@ function decideOn<S, C, E extends DomainEvent>(
 const conflictBackoff = (attempt: number) =>
   new Promise((r) => setTimeout(r, Math.random() * 5 * Math.min(attempt + 1, 6)));
 
+/** Commands of this process on one stream, per store: each waits for the one before (see below). */
+const streamTurns = new WeakMap<EventStore, Map<string, Promise<void>>>();
+
+/**
+ * Runs `fn` once the commands of this process on the same stream that came before it are done: a crowd
+ * of writers of one stream in one process (a PATCH storm on a column) takes turns instead of racing,
+ * failing on the revision and reading again, which cost a round trip or two per loser and per round.
+ * Other processes still race; the revision check decides between them. `waited`: another went first,
+ * so a state read before the turn is stale.
+ */
+async function inTurn<T>(store: EventStore, stream: string, fn: (waited: boolean) => Promise<T>): Promise<T> {
+  const turns = streamTurns.get(store) ?? new Map<string, Promise<void>>();
+  streamTurns.set(store, turns);
+  const before = turns.get(stream);
+  let done!: () => void;
+  const mine = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  const last = before ? before.then(() => mine) : mine;
+  turns.set(stream, last);
+  try {
+    if (before) await before;
+    return await fn(before !== undefined);
+  } finally {
+    done();
+    if (turns.get(stream) === last) turns.delete(stream);
+  }
+}
+
 /**
  * Read, decide, append with the revision read; on a concurrent write, read again and decide again
- * (the decider sees the other write, so both changes land or the decider refuses).
+ * (the decider sees the other write, so both changes land or the decider refuses). Commands of this
+ * process on one stream take turns (`inTurn`).
  */
 export async function handleCommand<S, C, E extends DomainEvent>(
   options: CommandOptions<S, C, E>,
 ): Promise<CommandResult<S, E>> {
   const { store, stream, decider, command, metadata, now } = options;
   const retries = options.expectedRevision !== undefined ? 0 : (options.maxRetries ?? 20);
-  for (let attempt = 0; ; attempt++) {
-    const { state, revision } =
-      attempt === 0 && options.loaded
-        ? options.loaded
-        : await loadState(store, stream, decider.stream, options.initialState);
-    if (options.expectedRevision !== undefined && (revision ?? 'no_stream') !== options.expectedRevision) {
-      throw new WrongExpectedRevisionError(stream, options.expectedRevision, revision ?? 'no_stream');
+  return inTurn(store, stream, async (waited) => {
+    for (let attempt = 0; ; attempt++) {
+      const { state, revision } =
+        attempt === 0 && options.loaded && !waited
+          ? options.loaded
+          : await loadState(store, stream, decider.stream, options.initialState);
+      if (options.expectedRevision !== undefined && (revision ?? 'no_stream') !== options.expectedRevision) {
+        throw new WrongExpectedRevisionError(stream, options.expectedRevision, revision ?? 'no_stream');
+      }
+      const decided = decideOn(decider, command, { state, revision }, now, metadata);
+      if (decided.events.length === 0) return { events: decided.events, state: decided.state, revision };
+      try {
+        const appended = await store.append(stream, decided.append, { expectedRevision: decided.expected });
+        return {
+          events: decided.events,
+          state: decided.state,
+          appended,
+          revision: appended.nextExpectedRevision,
+        };
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError) || attempt >= retries) throw error;
+        await conflictBackoff(attempt);
+      }
     }
-    const decided = decideOn(decider, command, { state, revision }, now, metadata);
-    if (decided.events.length === 0) return { events: decided.events, state: decided.state, revision };
-    try {
-      const appended = await store.append(stream, decided.append, { expectedRevision: decided.expected });
-      return {
-        events: decided.events,
-        state: decided.state,
-        appended,
-        revision: appended.nextExpectedRevision,
-      };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= retries) throw error;
-      await conflictBackoff(attempt);
-    }
-  }
+  });
 }
 
 export interface BatchCommandOptions<S, C, E extends DomainEvent> {

@@ -30,6 +30,15 @@ const append = (store: PostgresEventStore, stream: string, n: number) =>
 const numbers = async (store: PostgresEventStore) =>
   (await store.readAll({ limit: 100 })).map((e) => (e.data as { n: number }).n);
 
+/** An append as the adapter makes it (append_events), on a connection whose transaction stays open. */
+const appendOn = (client: PoolClient, stream: string, n: number) =>
+  client.query(
+    `SELECT ok FROM append_events($1, 'any', jsonb_build_array(jsonb_build_object(
+       'id', gen_random_uuid(), 'type', 'ContractTested', 'data', jsonb_build_object('n', $2::int),
+       'metadata', '{}'::jsonb)))`,
+    [stream, n],
+  );
+
 /** Runs `fn` with a transaction left open on its own connection (it has a transaction id). */
 async function withOpenTransaction(
   pool: TestDatabase['pool'],
@@ -74,11 +83,7 @@ test('an append still running holds back what commits after it, until it commits
   const writer = await db.pool.connect();
   try {
     await writer.query('BEGIN');
-    await writer.query(
-      `SELECT ok FROM append_events('horizon-slow', 'any',
-         jsonb_build_array(jsonb_build_object('id', gen_random_uuid(), 'type', 'ContractTested',
-                                              'data', jsonb_build_object('n', 2), 'metadata', '{}'::jsonb)))`,
-    );
+    await appendOn(writer, 'horizon-slow', 2);
     await append(store, 'horizon-b', 3);
     // Event 3 committed, but event 2's transaction comes first in the order and may still commit.
     assert.equal(await numbers(store), [1]);
@@ -93,11 +98,7 @@ test('an append that rolls back lets the readers pass; its events never appear',
   const writer = await db.pool.connect();
   try {
     await writer.query('BEGIN');
-    await writer.query(
-      `SELECT ok FROM append_events('horizon-undone', 'any',
-         jsonb_build_array(jsonb_build_object('id', gen_random_uuid(), 'type', 'ContractTested',
-                                              'data', jsonb_build_object('n', 9), 'metadata', '{}'::jsonb)))`,
-    );
+    await appendOn(writer, 'horizon-undone', 9);
     await append(store, 'horizon-a', 1);
     assert.equal(await numbers(store), []);
     await writer.query('ROLLBACK');
