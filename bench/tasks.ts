@@ -27,6 +27,7 @@ import type { NewEvent, StreamAppend } from '../src/event-store/port.ts';
 import { randomId } from '../src/ids.ts';
 import { accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { listenOnLoopback, median, openBenchApp } from './lib/bench-app.ts';
+import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { random } from './lib/rows-workload.ts';
@@ -183,23 +184,42 @@ try {
       },
       { name: 'bare Fastify, hand-written SQL', call: () => call(bareUrl, 'POST', '/bare/query') },
     ];
-    const query: { callers: number; name: string; rps: number; p50: number; p99: number }[] = [];
+    type Row = {
+      callers: number;
+      name: string;
+      rps: number;
+      p50: number;
+      p99: number;
+      node: number;
+      pg: number;
+    };
+    const query: Row[] = [];
+    // CPU per request of this process (the service and the callers: the same callers for both sides)
+    // and of the database server's processes: far less sensitive to a busy machine than req/s.
+    const cpuNow = async () => ({ node: cpuSnapshot().node, postgres: await serverCpu(pool) });
     for (const callers of settings.callers) {
       const rounds = new Map(sides.map((s) => [s.name, [] as number[][]]));
       for (let round = 0; round < settings.rounds; round++) {
         for (const side of round % 2 ? [...sides].reverse() : sides) {
-          const m = await measureLoad({
+          const load = {
             concurrency: callers,
-            seconds: settings.seconds,
-            warmupSeconds: round === 0 ? settings.warmupSeconds : 0,
             op: async () => {
               const res = await side.call();
               if (res.status !== 200) throw new Error(`${side.name} answered ${res.status}`);
               return 1;
             },
-          });
-          rounds.get(side.name)!.push([m.opsPerSec, m.p50Ms, m.p99Ms]);
-          log(`${callers} callers, round ${round + 1}, ${side.name}: ${m.opsPerSec.toFixed(1)}/s`);
+          };
+          if (round === 0) await measureLoad({ ...load, seconds: settings.warmupSeconds });
+          const before = await cpuNow();
+          const m = await measureLoad({ ...load, seconds: settings.seconds });
+          const after = await cpuNow();
+          const perOp = (seconds: number | undefined) => ((seconds ?? Number.NaN) * 1000) / m.ops;
+          const node = perOp(after.node - before.node);
+          const pg = perOp(serverCpuSpent(before.postgres, after.postgres));
+          rounds.get(side.name)!.push([m.opsPerSec, m.p50Ms, m.p99Ms, node, pg]);
+          log(
+            `${callers} callers, round ${round + 1}, ${side.name}: ${m.opsPerSec.toFixed(1)}/s, CPU ms/req node ${node.toFixed(2)} postgres ${pg.toFixed(2)}`,
+          );
         }
       }
       for (const [name, r] of rounds)
@@ -209,6 +229,8 @@ try {
           rps: median(r.map((x) => x[0]!)),
           p50: median(r.map((x) => x[1]!)),
           p99: median(r.map((x) => x[2]!)),
+          node: median(r.map((x) => x[3]!)),
+          pg: median(r.map((x) => x[4]!)),
         });
     }
     /** The plan PostgreSQL chooses for a statement, its index and row counts. */
@@ -281,13 +303,23 @@ try {
       return `${callers} caller${callers > 1 ? 's' : ''} ${ratio.toFixed(2)}x (target >= 0.8x: ${ratio >= 0.8 ? 'met' : 'NOT met'})`;
     });
     const verdict = verdicts.join('; ');
-    const headers = ['query', 'callers', 'req/s (median)', 'p50 ms', 'p99 ms'];
+    const headers = [
+      'query',
+      'callers',
+      'req/s (median)',
+      'p50 ms',
+      'p99 ms',
+      'Node CPU ms/req',
+      'PostgreSQL CPU ms/req',
+    ];
     const rows = query.map((s) => [
       s.name,
       String(s.callers),
       s.rps.toFixed(1),
       s.p50.toFixed(1),
       s.p99.toFixed(1),
+      s.node.toFixed(2),
+      s.pg.toFixed(2),
     ]);
     const genHeaders = ['enrollments', 'append s', 'until every task is readable, s', 'tasks/s'];
     const genRows = [
