@@ -135,6 +135,19 @@ test('every filter selects, through the API statement, exactly the tasks the eva
   assert.ok(replaced > RUNS / 4, `${replaced} of ${RUNS} filters had a rule replaced`);
 });
 
+test('the remembered statement is per organization: the same body asked by another answers its own tasks', async (ctx) => {
+  const body = { sort: 'dueAt', limit: TASK_COUNT + 1 };
+  const ids = async (organizationId: string) => {
+    const { text, values } = taskQuery(organizationId, body);
+    return (await ctx.db.pool.query<{ id: string }>(text, values)).rows.map((r) => r.id);
+  };
+  assert.is((await ids(ORG)).length, TASK_COUNT);
+  const theirs = await ids('org_other');
+  assert.is(theirs.length, 50);
+  assert.ok(theirs.every((id) => id.endsWith('_other')));
+  assert.is((await ids(ORG)).length, TASK_COUNT, 'and the first organization still its own');
+});
+
 test('a replaced rule leaves the evaluator; unreplaceable ones (OR, non-ASCII, empty) stay', () => {
   const rules = (...filters: FilterObject['filters']) => ({ mode: 'AND' as const, filters });
   const status = { columnKey: 'status', operator: 'equals' as const, value: 'Pending' };
