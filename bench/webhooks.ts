@@ -23,12 +23,14 @@ import {
 } from '../src/domain/webhooks/messages.ts';
 import { webhookHeaders } from '../src/domain/webhooks/signing.ts';
 import { service } from '../src/modules.ts';
+import { wakeOnCommit } from '../src/work/batch.ts';
 import { Workers } from '../src/work/workers.ts';
 import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createTable } from '../test/support/tables.ts';
 import { subscribe } from '../test/support/webhooks.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
 import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
+import { readStatements, statementsSpent } from './lib/pg-statements.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { numberFromEnv } from './lib/timing.ts';
@@ -86,7 +88,7 @@ try {
     routes: service.routes,
     authenticator: createAuthenticator,
     env: { LOG_LEVEL: 'warn', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' },
-    onCommitted: () => workers?.nudge(),
+    onCommitted: wakeOnCommit(service.projections, () => workers),
   });
   const { url, deps } = bench;
   const newWorkers = () =>
@@ -141,10 +143,14 @@ try {
       workers = newWorkers();
       let start = performance.now();
       let cpu = await cpuNow();
+      const statements = await readStatements(deps.pool);
       workers.start();
       while (received < settings.messages) await sleep(5);
       ours.push(settings.messages / ((performance.now() - start) / 1000));
       cpuOurs.push(cpuPerMessage(cpuSpent(cpu, await cpuNow()), settings.messages));
+      // Where pg_stat_statements is loaded: the database's statements per message, most time first.
+      const perStatement = statementsSpent(statements, await readStatements(deps.pool), settings.messages);
+      if (perStatement) log(`round ${round + 1}, the service's statements per message:\n${perStatement}`);
       await workers.stop();
       workers = undefined;
 

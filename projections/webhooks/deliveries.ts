@@ -16,6 +16,8 @@ export const deliveriesProjection: Projection<DeliveryEvent> = {
   // 2: the index the retention prunes by.
   version: 2,
   handles: ['WebhookAttempted'],
+  // A read model: its commits (one per batch of attempts) wake no worker.
+  enqueues: [],
   tables: {
     [MESSAGES]: (t) => [
       `CREATE TABLE ${t} (

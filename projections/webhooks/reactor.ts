@@ -1,8 +1,8 @@
 import type { PoolClient } from '../../src/db/pool.ts';
 import { CATALOGUE, CATALOGUE_SOURCES, type CatalogueEntry } from '../../src/domain/webhooks/catalogue.ts';
 import type { WebhookEvent } from '../../src/domain/webhooks/events.ts';
-import { keyExpiryItem } from '../../src/domain/webhooks/key-expiry.ts';
-import { deliveryItem } from '../../src/domain/webhooks/messages.ts';
+import { KEY_EXPIRY_KIND, keyExpiryItem } from '../../src/domain/webhooks/key-expiry.ts';
+import { DELIVERY_KIND, deliveryItem } from '../../src/domain/webhooks/messages.ts';
 import type { RecordedEvent } from '../../src/event-store/port.ts';
 import type { Projection } from '../../src/projection/types.ts';
 import { enqueue, type WorkItemInput } from '../../src/work/queue.ts';
@@ -27,6 +27,7 @@ interface Subscriber {
 export const webhookReactor: Projection = {
   name: 'webhook-reactor',
   version: 1,
+  enqueues: [DELIVERY_KIND, KEY_EXPIRY_KIND],
   handles: [
     ...new Set([
       'WebhookCreated',
