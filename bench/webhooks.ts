@@ -9,7 +9,9 @@
  * 2. Event-to-delivery latency at 200 events/s: one-row inserts paced at 200 a second for
  *    BENCH_LATENCY_SECONDS, each message timed from its event's time (the row's createdAt, the
  *    service clock) to its receipt; p50 and p99.
- * Knobs: BENCH_MESSAGES, BENCH_ROUNDS, BENCH_LATENCY_SECONDS.
+ * Knobs: BENCH_MESSAGES, BENCH_ROUNDS, BENCH_LATENCY_SECONDS; BENCH_PROFILE=<dir> writes a CPU profile of
+ * each round's deliveries there. Where the PostgreSQL server preloads pg_stat_statements, each round
+ * prints the service's statements per message.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -30,6 +32,7 @@ import { createTable } from '../test/support/tables.ts';
 import { subscribe } from '../test/support/webhooks.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
 import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
+import { profilePhase } from './lib/cpu-profile.ts';
 import { readStatements, statementsSpent } from './lib/pg-statements.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
@@ -144,9 +147,11 @@ try {
       let start = performance.now();
       let cpu = await cpuNow();
       const statements = await readStatements(deps.pool);
+      const profile = await profilePhase(`webhooks-service-${round + 1}`);
       workers.start();
       while (received < settings.messages) await sleep(5);
       ours.push(settings.messages / ((performance.now() - start) / 1000));
+      await profile.stop();
       cpuOurs.push(cpuPerMessage(cpuSpent(cpu, await cpuNow()), settings.messages));
       // Where pg_stat_statements is loaded: the database's statements per message, most time first.
       const perStatement = statementsSpent(statements, await readStatements(deps.pool), settings.messages);

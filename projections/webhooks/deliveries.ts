@@ -15,7 +15,7 @@ export const deliveriesProjection: Projection<DeliveryEvent> = {
   name: 'webhook-deliveries',
   // 2: the index the retention prunes by.
   version: 2,
-  handles: ['WebhookAttempted'],
+  handles: ['WebhookAttempted', 'WebhookAttemptsRecorded'],
   // A read model: its commits (one per batch of attempts) wake no worker.
   enqueues: [],
   tables: {
@@ -62,7 +62,7 @@ export const deliveriesProjection: Projection<DeliveryEvent> = {
   },
   async apply(events, { tx, table }) {
     const [messages, attempts, health] = [table(MESSAGES), table(ATTEMPTS), table(HEALTH)];
-    const records = events.map((e) => e.data);
+    const records = attemptsOf(events);
     // One statement per table for the whole batch: at a thousand attempts a second, three statements
     // per attempt were most of the database's work.
     await tx.query(
@@ -78,15 +78,17 @@ export const deliveriesProjection: Projection<DeliveryEvent> = {
        WHERE ${messages}.attempts < EXCLUDED.attempts`,
       [JSON.stringify(latestByMessage(records))],
     );
-    await tx.query(
+    const { rows: added } = await tx.query<{ message_id: string; attempt: number }>(
       `INSERT INTO ${attempts} (message_id, attempt, at, status_code, duration_ms, response, outcome, next_attempt_at)
        SELECT a."messageId", a.attempt, a.at, a."statusCode", a."durationMs", a.response, a.outcome, a."nextAttemptAt"
        FROM jsonb_to_recordset($1::jsonb) AS a("messageId" text, attempt integer, at timestamptz,
          "statusCode" integer, "durationMs" integer, response text, outcome text, "nextAttemptAt" timestamptz)
-       ON CONFLICT DO NOTHING`,
+       ON CONFLICT DO NOTHING
+       RETURNING message_id, attempt`,
       [JSON.stringify(records)],
     );
-    const folded = foldHealth(records);
+    // An attempt recorded twice (in two batches of the attempt log) counts once for the health.
+    const folded = foldHealth(firstOf(records, added));
     if (folded.length === 0) return;
     await tx.query(
       `INSERT INTO ${health} AS h (subscription_id, consecutive_failures, failing_since, last_success_at)
@@ -103,6 +105,20 @@ export const deliveriesProjection: Projection<DeliveryEvent> = {
     );
   },
 };
+
+/** The attempts of a batch of events, in log order: a batch of the attempt log, or one legacy event. */
+export function attemptsOf(events: readonly DeliveryEvent[]): WebhookAttempted[] {
+  return events.flatMap((e) => (e.type === 'WebhookAttemptsRecorded' ? e.data.attempts : [e.data]));
+}
+
+/** The records whose rows this batch added, once each (the first of a repeat), in log order. */
+export function firstOf(
+  records: readonly WebhookAttempted[],
+  added: readonly { message_id: string; attempt: number }[],
+): WebhookAttempted[] {
+  const fresh = new Set(added.map((a) => `${a.message_id}\0${a.attempt}`));
+  return records.filter((r) => fresh.delete(`${r.messageId}\0${r.attempt}`));
+}
 
 /**
  * Each message's row after the batch: its latest attempt's status, first seen at its earliest attempt

@@ -18,18 +18,20 @@ export async function claimSticky(pool: Pool, input: Parameters<typeof claim>[1]
 
 /**
  * What a projection batch's commit wakes: the workers of the kinds the projection says it enqueues
- * (`enqueues`), or every worker when it does not say. A read model that commits often (the webhook
- * history, at each batch of attempts) then wakes nobody: every idle kind claiming after each of its
- * commits was a third of the database's statements per delivered webhook message.
+ * (`enqueues`), or every worker when it does not say; nobody when the batch applied no event (only
+ * the checkpoint moved, as each projection's does once a second over events it does not handle). A
+ * read model that commits often (the webhook history, at each batch of attempts) then wakes nobody:
+ * every idle kind claiming after each such commit was a third of the database's statements per
+ * delivered webhook message.
  */
 export function wakeOnCommit(
   projections: readonly Pick<Projection, 'name' | 'enqueues'>[],
   workers: () => { nudge(kind?: string): void } | undefined,
-): (projection: string) => void {
+): (projection: string, applied?: number) => void {
   const kinds = new Map(projections.map((p) => [p.name, p.enqueues]));
-  return (projection) => {
+  return (projection, applied) => {
     const work = workers();
-    if (!work) return;
+    if (!work || applied === 0) return;
     const wakes = kinds.get(projection);
     if (wakes === undefined) work.nudge();
     else for (const kind of wakes) work.nudge(kind);

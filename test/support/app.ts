@@ -30,7 +30,7 @@ export interface AppOptions {
    */
   logTo?: DestinationStream;
   /** After each projection batch commit (the service wakes its workers there: src/service.ts). */
-  onCommitted?: (projection: string) => void;
+  onCommitted?: (projection: string, applied: number) => void;
   /**
    * The whole-suite checks (conformance and the secret scan, with logs at `trace`): on for tests, off
    * for benchmarks, which measure the service and not the checker.
@@ -96,9 +96,9 @@ export async function serveApp(
   const wake = wakeOnCommit(options.projections ?? [], () => work);
   const projections = new Projections(store, database.pool, options.projections ?? [], {
     onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
-    onCommitted: (projection) => {
-      wake(projection);
-      options.onCommitted?.(projection);
+    onCommitted: (projection, applied) => {
+      wake(projection, applied);
+      options.onCommitted?.(projection, applied);
     },
   });
   await projections.start();

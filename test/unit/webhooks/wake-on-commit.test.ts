@@ -5,9 +5,12 @@ import { service } from '../../../src/modules.ts';
 import { wakeOnCommit } from '../../../src/work/batch.ts';
 
 /** The kinds a commit woke: `all` for a nudge of every worker. */
-function woken(projections: Parameters<typeof wakeOnCommit>[0], projection: string): string[] {
+function woken(projections: Parameters<typeof wakeOnCommit>[0], projection: string, applied = 1): string[] {
   const kinds: string[] = [];
-  wakeOnCommit(projections, () => ({ nudge: (kind?: string) => void kinds.push(kind ?? 'all') }))(projection);
+  const wake = wakeOnCommit(projections, () => ({
+    nudge: (kind?: string) => void kinds.push(kind ?? 'all'),
+  }));
+  wake(projection, applied);
   return kinds;
 }
 
@@ -25,6 +28,11 @@ test('a projection that says what it enqueues wakes those kinds only; a read mod
 test('a projection that does not say, or one not known, wakes every worker', () => {
   assert.equal(woken(projections, 'history'), ['all']);
   assert.equal(woken(projections, 'elsewhere'), ['all']);
+});
+
+test('a commit that applied no event (only its checkpoint moved) wakes nobody', () => {
+  assert.equal(woken(projections, 'reactor', 0), []);
+  assert.equal(woken(projections, 'history', 0), []);
 });
 
 test('before the workers exist, a commit wakes nobody and does not fail', () => {
