@@ -218,8 +218,18 @@ try {
     while (latencies.length < total) await sleep(10);
     await workers.stop();
     workers = undefined;
-    void sub;
     latencies.sort((a, b) => a - b);
+    // Where the time goes: from the event to its work item (the reactor's commit), and on to the receipt.
+    const { rows: enqueued } = await deps.pool.query<{ ms: number }>(
+      `SELECT extract(epoch FROM created_at - (payload->>'eventAt')::timestamptz) * 1000 AS ms
+       FROM work_items WHERE kind = $1 AND group_key = $2 ORDER BY 1`,
+      [DELIVERY_KIND, sub.id],
+    );
+    const enqueueMs = enqueued.map((r) => Number(r.ms));
+    log(
+      `latency: event to work item p50 ${percentile(enqueueMs, 50).toFixed(0)} ms, p99 ${percentile(enqueueMs, 99).toFixed(0)} ms; ` +
+        `event to receipt p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`,
+    );
 
     const rate = median(ours) / median(plain);
     const verdict = `${rate.toFixed(2)}x (target >= 0.7x: ${rate >= 0.7 ? 'met' : 'NOT met'})`;
