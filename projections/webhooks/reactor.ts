@@ -54,8 +54,10 @@ export const webhookReactor: Projection = {
     const subscribers = table(SUBSCRIBERS);
     const owners = table(TABLE_OWNERS);
     const items: WorkItemInput[] = [];
-    // Per batch: who takes what, read once per organization (a batch is mostly one organization's).
+    // Per batch: who takes what, read once per organization (a batch is mostly one organization's),
+    // and each table's owner read once (an import's thousand row events name one table).
     const cache = new Map<string, Subscriber[]>();
+    const tableOwners = new Map<string, string | undefined>();
     for (const event of events) {
       if (event.type.startsWith('Webhook')) {
         await foldSubscription(tx, subscribers, event as RecordedEvent & WebhookEvent);
@@ -72,10 +74,17 @@ export const webhookReactor: Projection = {
           tableId,
           organizationId,
         ]);
+        // As stored: the first owner recorded stays (a repeat of the event changes nothing).
+        if (tableOwners.get(tableId) === undefined) tableOwners.delete(tableId);
       }
       for (const entry of CATALOGUE) {
         if (entry.from !== event.type) continue;
-        const organization = await organizationOf(tx, owners, event.data as Record<string, unknown>);
+        const organization = await organizationOf(
+          tx,
+          owners,
+          event.data as Record<string, unknown>,
+          tableOwners,
+        );
         if (organization === undefined) continue;
         const key = `${organization}\0${entry.type}`;
         let subs = cache.get(key);
@@ -108,13 +117,16 @@ async function organizationOf(
   tx: PoolClient,
   owners: string,
   data: Record<string, unknown>,
+  known: Map<string, string | undefined>,
 ): Promise<string | null | undefined> {
   if (typeof data.organizationId === 'string') return data.organizationId;
   if (typeof data.tableId !== 'string') return null;
+  if (known.has(data.tableId)) return known.get(data.tableId);
   const { rows } = await tx.query<{ organization_id: string }>(
     `SELECT organization_id FROM ${owners} WHERE table_id = $1`,
     [data.tableId],
   );
+  known.set(data.tableId, rows[0]?.organization_id);
   return rows[0]?.organization_id;
 }
 
