@@ -9,7 +9,9 @@
  * 2. Event-to-delivery latency at 200 events/s: one-row inserts paced at 200 a second for
  *    BENCH_LATENCY_SECONDS, each message timed from its event's time (the row's createdAt, the
  *    service clock) to its receipt; p50 and p99.
- * Knobs: BENCH_MESSAGES, BENCH_ROUNDS, BENCH_LATENCY_SECONDS.
+ * Knobs: BENCH_MESSAGES, BENCH_ROUNDS, BENCH_LATENCY_SECONDS; BENCH_PROFILE=<dir> writes a CPU profile of
+ * each round's deliveries there. Where the PostgreSQL server preloads pg_stat_statements, each round
+ * prints the service's statements per message.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,12 +25,15 @@ import {
 } from '../src/domain/webhooks/messages.ts';
 import { webhookHeaders } from '../src/domain/webhooks/signing.ts';
 import { service } from '../src/modules.ts';
+import { wakeOnCommit } from '../src/work/batch.ts';
 import { Workers } from '../src/work/workers.ts';
 import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createTable } from '../test/support/tables.ts';
 import { subscribe } from '../test/support/webhooks.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
 import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
+import { profilePhase } from './lib/cpu-profile.ts';
+import { readStatements, statementsSpent } from './lib/pg-statements.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { numberFromEnv } from './lib/timing.ts';
@@ -43,7 +48,7 @@ const settings = {
 };
 // From the CPU columns and profiles of this script's runs: what each side's rate is made of.
 const WHAT_LIMITS_IT =
-  "What limits each. The plain client is bound by the POSTs' round trips on loopback, 4 at a time, and its CPU is the HTTP alone (client and receiver share this process). The service sends the same 4 at a time, but claims 64 of the subscription's messages ahead (sticky claims: one process holds a subscription's messages, so its 4 send slots bound every process's POSTs) and records each attempt as an event (group-committed appends, the history read model applying a batch in three statements) and settles its work item (one UPDATE for the outcomes that arrive together) while the next POSTs go out. What is left is CPU: per message the service spends more of this process (signing, the guarded HTTP client, the event's JSON and validation, the batches) and 3 to 5 ms of PostgreSQL's CPU (the append of a new stream per message, its projection, the settle, the claim), which the plain client does not spend at all: the service's CPU per message is four to six times the plain client's. On two shared cores the rate follows CPU per message, so the ratio depends on the load: a busy machine narrows the plain client's lead in latency but not in CPU. Before this design (claim, POST, record and settle in series within each of the 4 slots) it was 0.11x-0.14x.";
+  "What limits each. The plain client is bound by the POSTs' round trips on loopback, 4 at a time, and its CPU is the HTTP alone (client and receiver share this process). The service sends the same 4 at a time, but claims 64 of the subscription's messages ahead (sticky claims: one process holds a subscription's messages, so its 4 send slots bound every process's POSTs; migration 0018 updates the chosen items by id, where the claim's UPDATE had scanned the whole work_items table, settled items included) and records the attempts that finish together as one event in the subscription's attempt log (one WebhookAttemptsRecorded per batch, not a new stream and event per message; the history read model applies a batch in two statements) and settles their work items (one UPDATE) while the next POSTs go out. What is left is CPU per message: in this process the guarded HTTP client (undici, the SSRF-checked hop with its per-request timeout signals), the pg round trips (on loopback each write costs the sender the receiver's side too) and the batches' JSON and validation; in PostgreSQL the sticky claim (the largest statement), the settle, the attempt append and its projection, about one round trip per message in all, which the plain client does not spend. The other kinds' idle workers also claim every 100 ms whatever the load (about 60 claims a second: src/work/worker.ts), a cost per second that weighs per message at low rates; projection commits that apply nothing, or only the webhook history, no longer wake them. On two shared cores the rate follows CPU per message, so the ratio depends on the load. Before the sticky claims and group commits (claim, POST, record and settle in series within each of the 4 slots) it was 0.11x-0.14x; with them but a stream per attempt, 0.36x on a quiet machine.";
 const BEHIND =
   "At 200 events/s the deliveries fall behind (they run at about 100 messages/s here), so the latency is the backlog's: the p50 and p99 say how far behind the last messages were, not the path of one message.";
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -86,7 +91,7 @@ try {
     routes: service.routes,
     authenticator: createAuthenticator,
     env: { LOG_LEVEL: 'warn', ALLOW_PRIVATE_NETWORK_TARGETS: 'true' },
-    onCommitted: () => workers?.nudge(),
+    onCommitted: wakeOnCommit(service.projections, () => workers),
   });
   const { url, deps } = bench;
   const newWorkers = () =>
@@ -141,10 +146,16 @@ try {
       workers = newWorkers();
       let start = performance.now();
       let cpu = await cpuNow();
+      const statements = await readStatements(deps.pool);
+      const profile = await profilePhase(`webhooks-service-${round + 1}`);
       workers.start();
       while (received < settings.messages) await sleep(5);
       ours.push(settings.messages / ((performance.now() - start) / 1000));
+      await profile.stop();
       cpuOurs.push(cpuPerMessage(cpuSpent(cpu, await cpuNow()), settings.messages));
+      // Where pg_stat_statements is loaded: the database's statements per message, most time first.
+      const perStatement = statementsSpent(statements, await readStatements(deps.pool), settings.messages);
+      if (perStatement) log(`round ${round + 1}, the service's statements per message:\n${perStatement}`);
       await workers.stop();
       workers = undefined;
 
@@ -207,8 +218,18 @@ try {
     while (latencies.length < total) await sleep(10);
     await workers.stop();
     workers = undefined;
-    void sub;
     latencies.sort((a, b) => a - b);
+    // Where the time goes: from the event to its work item (the reactor's commit), and on to the receipt.
+    const { rows: enqueued } = await deps.pool.query<{ ms: number }>(
+      `SELECT extract(epoch FROM created_at - (payload->>'eventAt')::timestamptz) * 1000 AS ms
+       FROM work_items WHERE kind = $1 AND group_key = $2 ORDER BY 1`,
+      [DELIVERY_KIND, sub.id],
+    );
+    const enqueueMs = enqueued.map((r) => Number(r.ms));
+    log(
+      `latency: event to work item p50 ${percentile(enqueueMs, 50).toFixed(0)} ms, p99 ${percentile(enqueueMs, 99).toFixed(0)} ms; ` +
+        `event to receipt p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`,
+    );
 
     const rate = median(ours) / median(plain);
     const verdict = `${rate.toFixed(2)}x (target >= 0.7x: ${rate >= 0.7 ? 'met' : 'NOT met'})`;

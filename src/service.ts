@@ -10,6 +10,7 @@ import type { EventStore } from './event-store/port.ts';
 import type { Composition } from './feature.ts';
 import { type AppDeps, buildApp, type ZodApp } from './http/app.ts';
 import { Projections } from './projection/projections.ts';
+import { wakeOnCommit } from './work/batch.ts';
 import { Workers } from './work/workers.ts';
 
 export interface Service {
@@ -63,7 +64,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
     let work: Workers | undefined;
     const projections = new Projections(store, background, parts.composition.projections, {
       onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
-      onCommitted: () => work?.nudge(),
+      onCommitted: wakeOnCommit(parts.composition.projections, () => work),
     });
     await projections.start();
     cleanups.unshift(() => projections.stop());

@@ -5,7 +5,7 @@ import { catalogueEntry, payloadOf } from '../../src/domain/webhooks/catalogue.t
 import { sampleOf } from '../../src/domain/webhooks/sample.ts';
 import { AttemptSchema, TestBody, WebhookParams } from '../../src/domain/webhooks/schemas.ts';
 import { uuidOf } from '../../src/domain/webhooks/signing.ts';
-import { deliveryStream } from '../../src/domain/webhooks/subscription-state.ts';
+import { attemptLogStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { randomId } from '../../src/ids.ts';
@@ -53,8 +53,12 @@ export const testSendRoute: RouteModule = (app, deps) => {
         [],
         AbortSignal.timeout(30_000),
       );
-      await deps.store.append(deliveryStream.name(sub.id, messageId), [
-        { id: uuidOf(`test:${messageId}`), type: 'WebhookAttempted', data: record },
+      await deps.store.append(attemptLogStream.name(sub.organizationId, sub.id), [
+        {
+          id: uuidOf(`test:${messageId}`),
+          type: 'WebhookAttemptsRecorded',
+          data: { subscriptionId: sub.id, organizationId: sub.organizationId, attempts: [record] },
+        },
       ]);
       const {
         subscriptionId: _s,

@@ -1,8 +1,8 @@
 import type { PoolClient } from '../../src/db/pool.ts';
 import { CATALOGUE, CATALOGUE_SOURCES, type CatalogueEntry } from '../../src/domain/webhooks/catalogue.ts';
 import type { WebhookEvent } from '../../src/domain/webhooks/events.ts';
-import { keyExpiryItem } from '../../src/domain/webhooks/key-expiry.ts';
-import { deliveryItem } from '../../src/domain/webhooks/messages.ts';
+import { KEY_EXPIRY_KIND, keyExpiryItem } from '../../src/domain/webhooks/key-expiry.ts';
+import { DELIVERY_KIND, deliveryItem } from '../../src/domain/webhooks/messages.ts';
 import type { RecordedEvent } from '../../src/event-store/port.ts';
 import type { Projection } from '../../src/projection/types.ts';
 import { enqueue, type WorkItemInput } from '../../src/work/queue.ts';
@@ -27,6 +27,7 @@ interface Subscriber {
 export const webhookReactor: Projection = {
   name: 'webhook-reactor',
   version: 1,
+  enqueues: [DELIVERY_KIND, KEY_EXPIRY_KIND],
   handles: [
     ...new Set([
       'WebhookCreated',
@@ -53,12 +54,10 @@ export const webhookReactor: Projection = {
     const subscribers = table(SUBSCRIBERS);
     const owners = table(TABLE_OWNERS);
     const items: WorkItemInput[] = [];
-    // Per batch: who takes what, read once per organization (a batch is mostly one organization's).
+    // Per batch: who takes what, read once per organization (a batch is mostly one organization's),
+    // and each table's owner read once (an import's thousand row events name one table).
     const cache = new Map<string, Subscriber[]>();
-    // Which organization owns each table the batch names, read in one statement: a statement per event
-    // kept this transaction (and with it every reader of the log, see src/event-store/postgres.ts)
-    // open for seconds when a run wrote thousands of cells.
-    const ownerOf = await tableOwners(tx, owners, events);
+    const tableOwners = new Map<string, string | undefined>();
     for (const event of events) {
       if (event.type.startsWith('Webhook')) {
         await foldSubscription(tx, subscribers, event as RecordedEvent & WebhookEvent);
@@ -75,11 +74,17 @@ export const webhookReactor: Projection = {
           tableId,
           organizationId,
         ]);
-        if (!ownerOf.has(tableId)) ownerOf.set(tableId, organizationId);
+        // As stored: the first owner recorded stays (a repeat of the event changes nothing).
+        if (tableOwners.get(tableId) === undefined) tableOwners.delete(tableId);
       }
       for (const entry of CATALOGUE) {
         if (entry.from !== event.type) continue;
-        const organization = organizationOf(ownerOf, event.data as Record<string, unknown>);
+        const organization = await organizationOf(
+          tx,
+          owners,
+          event.data as Record<string, unknown>,
+          tableOwners,
+        );
         if (organization === undefined) continue;
         const key = `${organization}\0${entry.type}`;
         let subs = cache.get(key);
@@ -108,33 +113,21 @@ function itemsOf(entry: CatalogueEntry, event: RecordedEvent, subs: readonly Sub
  * The organization an event belongs to: its own field, or its table's owner. null: public content
  * (a site article), for every organization's subscriptions; undefined: nobody's (a table unknown).
  */
-function organizationOf(
-  ownerOf: ReadonlyMap<string, string>,
-  data: Record<string, unknown>,
-): string | null | undefined {
-  if (typeof data.organizationId === 'string') return data.organizationId;
-  if (typeof data.tableId !== 'string') return null;
-  return ownerOf.get(data.tableId);
-}
-
-/** The owners of the tables named by the batch's events that carry no organization of their own. */
-async function tableOwners(
+async function organizationOf(
   tx: PoolClient,
   owners: string,
-  events: readonly RecordedEvent[],
-): Promise<Map<string, string>> {
-  const tableIds = new Set<string>();
-  for (const event of events) {
-    const data = event.data as Record<string, unknown>;
-    if (typeof data.organizationId !== 'string' && typeof data.tableId === 'string')
-      tableIds.add(data.tableId);
-  }
-  if (tableIds.size === 0) return new Map();
-  const { rows } = await tx.query<{ table_id: string; organization_id: string }>(
-    `SELECT table_id, organization_id FROM ${owners} WHERE table_id = ANY($1::text[])`,
-    [[...tableIds]],
+  data: Record<string, unknown>,
+  known: Map<string, string | undefined>,
+): Promise<string | null | undefined> {
+  if (typeof data.organizationId === 'string') return data.organizationId;
+  if (typeof data.tableId !== 'string') return null;
+  if (known.has(data.tableId)) return known.get(data.tableId);
+  const { rows } = await tx.query<{ organization_id: string }>(
+    `SELECT organization_id FROM ${owners} WHERE table_id = $1`,
+    [data.tableId],
   );
-  return new Map(rows.map((r) => [r.table_id, r.organization_id]));
+  known.set(data.tableId, rows[0]?.organization_id);
+  return rows[0]?.organization_id;
 }
 
 async function subscribersOf(

@@ -24,8 +24,11 @@ export interface CommitterHooks {
   /** Called once a poison event is recorded, before `onError` hears of it. */
   markFailed: () => void;
   onError?: (error: unknown, context: string) => void;
-  /** After each transaction of this committer commits (it may have held readers of the log back). */
-  committed?: () => void;
+  /**
+   * After each transaction of this committer commits (it may have held readers of the log back), with
+   * the events it applied: 0 for a checkpoint moved over events the projection does not handle.
+   */
+  committed?: (applied: number) => void;
   /** The clock of the idle window (milliseconds, as Date.now). */
   now?: () => number;
 }
@@ -103,7 +106,7 @@ export class BatchCommitter {
       await this.guardCheckpoint(tx, expected);
       await checkpoints.advance(tx, this.projection.name, position, 0);
     });
-    this.hooks.committed?.();
+    this.hooks.committed?.(0);
     this.committed = position;
     this.committedAt = this.now();
     if (comparePositions(position, this.position$.value) > 0) this.position$.next(position);
@@ -129,7 +132,7 @@ export class BatchCommitter {
       },
       checkpoints.advanceSql(this.projection.name, last, handled.length),
     );
-    this.hooks.committed?.();
+    this.hooks.committed?.(handled.length);
     this.markCommitted(last);
   }
 

@@ -19,8 +19,11 @@ export interface RunnerOptions {
   /** How often a failed or version-paused runner re-reads its checkpoint row (operations: retry, skip, swap). */
   repairPollMs?: number;
   onError?: (error: unknown, context: string) => void;
-  /** After each batch commits: a reactor's new work items are there for the workers to claim. */
-  onCommitted?: (projection: string) => void;
+  /**
+   * After each batch commits: a reactor's new work items are there for the workers to claim. `applied`:
+   * the events the batch applied (0: only the checkpoint moved, nothing can have been enqueued).
+   */
+  onCommitted?: (projection: string, applied: number) => void;
 }
 
 /**
@@ -64,9 +67,9 @@ export class ProjectionRunner {
       },
       onError: (error, context) => this.options.onError?.(error, context),
       // A batch's transaction keeps the log's readers below it: once it commits, they go on at once.
-      committed: () => {
+      committed: (applied) => {
         this.store.nudge?.();
-        this.options.onCommitted?.(projection.name);
+        this.options.onCommitted?.(projection.name, applied);
       },
     });
   }

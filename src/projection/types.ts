@@ -27,6 +27,11 @@ export interface Projection<E extends DomainEvent = DomainEvent> {
   readonly handles: readonly E['type'][];
   /** Logical table name -> the statements creating it under a given physical name. */
   readonly tables: Readonly<Record<string, (table: string) => string[]>>;
+  /**
+   * The work kinds `apply` may enqueue (a reactor): its commits wake those kinds' workers only. `[]`
+   * for a read model, whose commits wake no worker; unset, every worker is woken (src/work/batch.ts).
+   */
+  readonly enqueues?: readonly string[];
   apply(events: readonly RecordedOf<E>[], ctx: ApplyContext): Promise<void>;
 }
 

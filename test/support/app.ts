@@ -9,6 +9,7 @@ import { type AppDeps, buildApp, type RouteModule, type ZodApp } from '../../src
 import { createLogger } from '../../src/logger.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import type { Projection } from '../../src/projection/types.ts';
+import { wakeOnCommit } from '../../src/work/batch.ts';
 import { Workers } from '../../src/work/workers.ts';
 import { checkResponse } from './conformance.ts';
 import { freshDatabase, type TestDatabase } from './postgres.ts';
@@ -29,7 +30,7 @@ export interface AppOptions {
    */
   logTo?: DestinationStream;
   /** After each projection batch commit (the service wakes its workers there: src/service.ts). */
-  onCommitted?: () => void;
+  onCommitted?: (projection: string, applied: number) => void;
   /**
    * The whole-suite checks (conformance and the secret scan, with logs at `trace`): on for tests, off
    * for benchmarks, which measure the service and not the checker.
@@ -92,11 +93,12 @@ export async function serveApp(
     : createLogger(config.LOG_LEVEL, logTo);
   const store = new PostgresEventStore(database.pool, testRegistry);
   let work: Workers | undefined;
+  const wake = wakeOnCommit(options.projections ?? [], () => work);
   const projections = new Projections(store, database.pool, options.projections ?? [], {
     onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
-    onCommitted: () => {
-      work?.nudge();
-      options.onCommitted?.();
+    onCommitted: (projection, applied) => {
+      wake(projection, applied);
+      options.onCommitted?.(projection, applied);
     },
   });
   await projections.start();

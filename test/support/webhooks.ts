@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { suite, type Test } from 'uvu';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { service } from '../../src/modules.ts';
+import { wakeOnCommit } from '../../src/work/batch.ts';
 import { Workers } from '../../src/work/workers.ts';
 import { type BootstrappedAccount, bearer, bootstrapAccount, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
@@ -123,7 +124,7 @@ export function webhooksSuite(name: string, env: Record<string, string> = {}): T
         ...env,
       },
       logTo: { write: (line: string) => void ctx.lines.push(line) },
-      onCommitted: () => ctx.workers?.nudge(),
+      onCommitted: wakeOnCommit(service.projections, () => ctx.workers),
     });
     const deps = ctx.t.deps;
     ctx.workers = new Workers(

@@ -49,29 +49,40 @@ export type WebhookEvent = EventsOf<typeof webhookEvents>;
 /** `skipped`: not sent, the subscription being paused or disabled when its turn came (replay sends it). */
 export const ATTEMPT_OUTCOMES = ['succeeded', 'retrying', 'failed', 'skipped'] as const;
 
+/** One attempt at one message: the history's unit (a message's attempts are its rows). */
+const attempted = z.object({
+  ...subscription,
+  messageId: z.string(),
+  eventType: z.string(),
+  /** When the event happened (the payload's `timestamp`): replay windows are in this time. */
+  eventAt: z.string(),
+  test: z.boolean(),
+  attempt: z.number().int().positive(),
+  at: z.string(),
+  statusCode: z.number().int().nullable(),
+  durationMs: z.number().int().nonnegative(),
+  /** At most 1 KB of the response body, or the transport error. */
+  response: z.string(),
+  outcome: z.enum(ATTEMPT_OUTCOMES),
+  nextAttemptAt: z.string().nullable(),
+});
+
 /**
- * One attempt at one message, in the message's own stream (`webhookmsg-<subscriptionId>.<messageId>`),
- * with an id made from the work item and its claim: a worker that died after appending and is run
- * again appends nothing new.
+ * One attempt in the message's own stream (`webhookmsg-<subscriptionId>.<messageId>`): how attempts
+ * were recorded before WebhookAttemptsRecorded. Still read (logs hold them), no longer appended.
  */
-export const deliveryEvents = {
-  WebhookAttempted: z.object({
-    ...subscription,
-    messageId: z.string(),
-    eventType: z.string(),
-    /** When the event happened (the payload's `timestamp`): replay windows are in this time. */
-    eventAt: z.string(),
-    test: z.boolean(),
-    attempt: z.number().int().positive(),
-    at: z.string(),
-    statusCode: z.number().int().nullable(),
-    durationMs: z.number().int().nonnegative(),
-    /** At most 1 KB of the response body, or the transport error. */
-    response: z.string(),
-    outcome: z.enum(ATTEMPT_OUTCOMES),
-    nextAttemptAt: z.string().nullable(),
-  }),
+export const deliveryEvents = { WebhookAttempted: attempted };
+
+/**
+ * The attempts of one subscription that finished together, in its attempt log
+ * (`webhookatt-<organizationId>.<subscriptionId>`): one event and one stream row per batch instead of
+ * a stream and an event per message, which was most of the database's work per delivered message.
+ * Its id is made from its attempts' ids (the work item and its claim): the same batch appended again
+ * appends nothing, and an attempt recorded twice in different batches is one row of the history.
+ */
+export const attemptLogEvents = {
+  WebhookAttemptsRecorded: z.object({ ...subscription, attempts: z.array(attempted).min(1) }),
 };
 
-export type DeliveryEvent = EventsOf<typeof deliveryEvents>;
-export type WebhookAttempted = Extract<DeliveryEvent, { type: 'WebhookAttempted' }>['data'];
+export type DeliveryEvent = EventsOf<typeof deliveryEvents> | EventsOf<typeof attemptLogEvents>;
+export type WebhookAttempted = z.infer<typeof attempted>;

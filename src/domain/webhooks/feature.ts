@@ -5,7 +5,7 @@ import { subscriptionsProjection } from '../../../projections/webhooks/subscript
 import { webhookQueries } from '../../../queries/webhooks/index.ts';
 import type { Feature } from '../../feature.ts';
 import { keyExpiryWorker } from './key-expiry.ts';
-import { deliveryStream, subscriptionStream } from './subscription-state.ts';
+import { attemptLogStream, deliveryStream, subscriptionStream } from './subscription-state.ts';
 import { deliveryWorker } from './worker.ts';
 
 /**
@@ -14,7 +14,7 @@ import { deliveryWorker } from './worker.ts';
  */
 export const webhooksFeature: Feature = {
   name: 'webhooks',
-  streams: [subscriptionStream, deliveryStream],
+  streams: [subscriptionStream, deliveryStream, attemptLogStream],
   commands: webhookCommands,
   queries: webhookQueries,
   projections: [subscriptionsProjection, deliveriesProjection, webhookReactor],

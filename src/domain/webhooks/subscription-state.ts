@@ -1,7 +1,13 @@
 import { AppError } from '../../errors.ts';
 import { idForm, randomId } from '../../ids.ts';
 import { defineStream } from '../../stream.ts';
-import { deliveryEvents, type SealedSecret, type WebhookEvent, webhookEvents } from './events.ts';
+import {
+  attemptLogEvents,
+  deliveryEvents,
+  type SealedSecret,
+  type WebhookEvent,
+  webhookEvents,
+} from './events.ts';
 
 export const SUBSCRIPTION_STATUSES = ['active', 'paused', 'disabled'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
@@ -101,11 +107,26 @@ export const subscriptionStream = defineStream({
   },
 });
 
-/** `webhookmsg-<subscriptionId>.<messageId>`: the attempts of one message; nothing is decided on it. */
+/**
+ * `webhookmsg-<subscriptionId>.<messageId>`: the attempts of one message as they were recorded before
+ * the attempt log; registered so that the log's old events still read. Nothing is decided on it.
+ */
 export const deliveryStream = defineStream({
   category: 'webhookmsg',
   id: (subscriptionId: string, messageId: string) => `${subscriptionId}.${messageId}`,
   events: deliveryEvents,
   initialState: () => ({ attempts: 0 }),
   evolve: (state) => ({ attempts: state.attempts + 1 }),
+});
+
+/**
+ * `webhookatt-<organizationId>.<subscriptionId>`: a subscription's attempts, a batch per event
+ * (src/domain/webhooks/attempt-log.ts). Nothing is decided on it: the history read model is its reader.
+ */
+export const attemptLogStream = defineStream({
+  category: 'webhookatt',
+  id: (organizationId: string, subscriptionId: string) => `${organizationId}.${subscriptionId}`,
+  events: attemptLogEvents,
+  initialState: () => ({ batches: 0 }),
+  evolve: (state) => ({ batches: state.batches + 1 }),
 });
