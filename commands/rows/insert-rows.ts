@@ -55,8 +55,13 @@ const Outcome = z.object({
 });
 const Answer = z.object({ data: z.array(RowSchema), results: z.array(Outcome).optional() });
 
-const withoutNulls = (cells: Record<string, unknown>) =>
-  Object.fromEntries(Object.entries(cells).filter(([, v]) => v !== null));
+/** A new row's cells: a null (clearing) is the same as leaving the cell out; copied only when there is one. */
+function withoutNulls(cells: Record<string, unknown>): Record<string, unknown> {
+  for (const key in cells) {
+    if (cells[key] === null) return Object.fromEntries(Object.entries(cells).filter(([, v]) => v !== null));
+  }
+  return cells;
+}
 
 interface Batch {
   tableId: string;
@@ -94,10 +99,13 @@ async function write(deps: AppDeps, batch: Batch): Promise<Written> {
       return { rowId: rowIdOf(batchId, k), cells, statuses: writtenStatuses(columns, cells) };
     });
     const stream = rowBatchStream.name(tableId, batchId);
-    const existing = batch.batchId ? await loadState(deps.store, stream, rowBatchStream) : undefined;
+    // A fresh batch id names no stream yet: nothing to read (the append still expects no stream).
+    const existing = batch.batchId
+      ? await loadState(deps.store, stream, rowBatchStream)
+      : { state: rowBatchStream.initialState(), revision: undefined };
     const at = now.toISOString();
     // Written before (a repeat after a crash): the rows are those of the first time, not written again.
-    if (!existing?.state.exists) {
+    if (!existing.state.exists) {
       const result = await handleCommand({
         store: deps.store,
         stream,
@@ -105,6 +113,7 @@ async function write(deps: AppDeps, batch: Batch): Promise<Written> {
         command: { tableId, batchId, rows: inserted },
         metadata,
         now,
+        loaded: existing,
       });
       positions.push(result.appended?.position);
     }

@@ -150,11 +150,67 @@ export const rowsProjection: Projection<
   },
 };
 
+type InsertEvent = RecordedOf<RowBatchEvent>;
+
+/**
+ * Insert batches that no other event of the batch touches, copied from the log to the table by the
+ * server itself: the event is there already, so neither its 300 KB of rows nor their JSON go through
+ * this process again, and the server reads its own jsonb instead of parsing JSON text (measured: half
+ * the server's CPU of the upsert by JSON). What a fold would write for them: each row as inserted,
+ * revision 0, statuses stamped with the batch's time; a row that exists already (a batch applied
+ * again) is left as it is, as the fold's version guard leaves it. Answers the ids of the events found
+ * in the log's table: under EventStoreDB the table holds none, and the batch folds them in memory.
+ */
+async function insertFromLog(
+  tx: ApplyContext['tx'],
+  t: string,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  // `data || '{}'` detoasts the event once: each `->` on the stored value would decompress it again.
+  const { rows } = await tx.query<{ id: string }>(
+    `WITH ev AS MATERIALIZED (
+       SELECT event_id::text AS id, d ->> 'tableId' AS table_id, d ->> 'at' AS at, d -> 'rows' AS rows
+       FROM (SELECT event_id, data || '{}' AS d FROM events WHERE event_id = ANY($1::uuid[])) AS e
+     ), inserted AS (
+       INSERT INTO ${t} (table_id, id, cells, cell_status, created_at, updated_at, revision)
+       SELECT ev.table_id, r."rowId", r.cells,
+         CASE WHEN r.statuses = '{}' THEN '{}' ELSE (
+           SELECT jsonb_object_agg(s.key, jsonb_build_object('status', s.value, 'updatedAt', ev.at))
+           FROM jsonb_each_text(r.statuses) AS s) END,
+         ev.at::timestamptz, ev.at::timestamptz, 0
+       FROM ev CROSS JOIN LATERAL jsonb_to_recordset(ev.rows) AS r("rowId" text, cells jsonb, statuses jsonb)
+       ON CONFLICT (table_id, id) DO NOTHING
+     )
+     SELECT id FROM ev`,
+    [ids],
+  );
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Inserts the batch's events may copy in SQL: stored in the form the SQL reads, rows touched by nothing else. */
+function copiedInSql(events: readonly RecordedOf<RowEvent | RowBatchEvent>[]): string[] {
+  const touched = new Set<string>();
+  for (const event of events) if (event.type !== 'RowsInserted') touched.add(rowsOf(event)[0]!);
+  return events
+    .filter(
+      (e): e is InsertEvent =>
+        e.type === 'RowsInserted' &&
+        // Version 1 is the shape the SQL reads; an older one would need its upcaster first.
+        Number(e.metadata.schemaVersion ?? 1) === 1 &&
+        (touched.size === 0 || !rowsOf(e).some((key) => touched.has(key))),
+    )
+    .map((e) => e.id);
+}
+
 async function applyRowEvents(
-  events: readonly RecordedOf<RowEvent | RowBatchEvent>[],
+  all: readonly RecordedOf<RowEvent | RowBatchEvent>[],
   tx: ApplyContext['tx'],
   t: string,
 ): Promise<void> {
+  // The rows of the inserts copied in SQL are touched by no other event here: the rest folds apart.
+  const copied = await insertFromLog(tx, t, copiedInSql(all));
+  const events = copied.size === 0 ? all : all.filter((e) => !copied.has(e.id));
   {
     const seen = new Set<string>();
     const toRead: string[] = [];

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Observable } from 'rxjs';
+import { AppendedData } from './appended-data.ts';
 import { appendEach } from './each-stream.ts';
 import { IdempotencyConflictError, WrongExpectedRevisionError } from './errors.ts';
 import type {
@@ -26,6 +27,7 @@ interface EventRow {
   stream_revision: string;
   event_id: string;
   type: string;
+  /** Null in a read that takes it from this process's own appends (see readAll). */
   data: unknown;
   metadata: Record<string, unknown>;
   recorded_at: Date;
@@ -33,6 +35,11 @@ interface EventRow {
 
 const COLUMNS =
   'position, tx_id::text AS tx_id, stream_name, stream_revision, event_id, type, data, metadata, recorded_at';
+/** As COLUMNS, without the data of events whose ids are $5 (see readAll). */
+const COLUMNS_BUT_KEPT = COLUMNS.replace(
+  ' data,',
+  ' CASE WHEN event_id = ANY($5::uuid[]) THEN NULL ELSE data END AS data,',
+);
 const UNIQUE_VIOLATION = '23505';
 
 interface AppendRow {
@@ -66,6 +73,7 @@ function isEventIdConflict(error: unknown): boolean {
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres';
   private readonly tail: LiveTail;
+  private readonly appended = new AppendedData();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -82,10 +90,11 @@ export class PostgresEventStore implements EventStore {
   ): Promise<AppendResult> {
     const call = this.prepareAppend({ stream, events, expectedRevision: options.expectedRevision });
     let row: AppendRow;
+    const payload = JSON.stringify(call.events);
     try {
       const result = await this.pool.query<AppendRow>(
         'SELECT ok, revision, last_tx::text AS last_tx, last_position FROM append_events($1, $2, $3)',
-        [stream, call.expected, JSON.stringify(call.events)],
+        [stream, call.expected, payload],
       );
       row = result.rows[0]!;
     } catch (error) {
@@ -97,6 +106,8 @@ export class PostgresEventStore implements EventStore {
       throw error;
     }
     const result = await this.settle(call, row);
+    // Only events this call wrote (not an earlier append found again), before the followers wake.
+    if (row.ok) this.appended.keep(call.events as { id: string; data: unknown }[], payload.length);
     this.tail.appended(result.position);
     return result;
   }
@@ -257,8 +268,10 @@ export class PostgresEventStore implements EventStore {
    */
   async readAll(options: ReadAllOptions = {}): Promise<RecordedEvent[]> {
     const from = options.from ?? START;
+    // The data of large events this process appended is not read back: it is here already.
+    const kept = this.appended.snapshot();
     const { rows } = await this.pool.query<EventRow>(
-      `SELECT ${COLUMNS} FROM events
+      `SELECT ${COLUMNS_BUT_KEPT} FROM events
        WHERE (tx_id, position) > ($1::text::xid8, $2::bigint)
          AND tx_id < (SELECT events_read_horizon())
          AND ($4::text[] IS NULL OR type = ANY($4::text[]))
@@ -268,9 +281,10 @@ export class PostgresEventStore implements EventStore {
         String(from.prepare),
         options.limit ?? 1000,
         options.types ? [...options.types] : null,
+        kept ? [...kept.keys()] : null,
       ],
     );
-    return rows.map((r) => this.toRecorded(r));
+    return rows.map((r) => this.toRecorded(r, kept));
   }
 
   nudge(): void {
@@ -297,8 +311,8 @@ export class PostgresEventStore implements EventStore {
     await this.tail.close();
   }
 
-  private toRecorded(row: EventRow): RecordedEvent {
-    return this.registry.decode({
+  private toRecorded(row: EventRow, kept?: ReadonlyMap<string, unknown>): RecordedEvent {
+    const recorded: RecordedEvent = {
       id: row.event_id,
       stream: row.stream_name,
       revision: BigInt(row.stream_revision),
@@ -307,6 +321,9 @@ export class PostgresEventStore implements EventStore {
       data: row.data,
       metadata: row.metadata,
       recordedAt: row.recorded_at,
-    });
+    };
+    // Read without its data: this process appended it, validated then and at the current version.
+    if (row.data === null && kept?.has(row.event_id)) return { ...recorded, data: kept.get(row.event_id) };
+    return this.registry.decode(recorded);
   }
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CELL_STATUSES } from './events.ts';
+import { CELL_STATUSES, cellsObject } from './events.ts';
 
 // Ids are checked for their form in the handlers: a malformed id names nothing and answers 404, not 400.
 export const RowParams = z.object({ tableId: z.string(), rowId: z.string() });
@@ -27,8 +27,9 @@ export const RowSchema = z
   })
   .meta({ id: 'Row' });
 
-export const CellsSchema = z
-  .record(z.string(), z.unknown())
+// Documented as the z.record it stands for: an object of any values.
+export const CellsSchema = cellsObject()
+  .meta({ type: 'object', propertyNames: { type: 'string' }, additionalProperties: {} })
   .describe(
     'Values by column key, each of its column dataType: text (<= 100,000 characters), number, boolean, ' +
       'date (ISO 8601, stored in UTC), url (absolute http/https), email, json (<= 256 KB serialized)',

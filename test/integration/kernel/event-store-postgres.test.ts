@@ -94,3 +94,56 @@ reused('part of a batch appended before: the error names the ids already there',
 });
 
 reused.run();
+
+const kept = suite<{ db: TestDatabase; store: PostgresEventStore }>(
+  'PostgreSQL readAll: the large events this process appended',
+);
+kept.before(async (ctx) => {
+  ctx.db = await freshDatabase();
+  ctx.store = new PostgresEventStore(ctx.db.pool, testRegistry);
+});
+kept.after(async (ctx) => {
+  await ctx.store.close();
+  await ctx.db.drop();
+});
+
+kept(
+  'come back as appended without their data read back; other stores and older ones read the table',
+  async ({ db, store }) => {
+    const note = 'x'.repeat(40 * 1024);
+    await store.append('kept-large', [{ type: 'ContractTested', data: { n: 1, note } }]);
+    await store.append('kept-small', [{ type: 'ContractTested', data: { n: 2 } }]);
+    // What the table holds changes behind the store's back: a read of the table shows the change.
+    await db.pool.query(
+      `UPDATE events SET data = jsonb_set(data, '{note}', '"changed"') WHERE stream_name LIKE 'kept-%'`,
+    );
+    const other = new PostgresEventStore(db.pool, testRegistry);
+    const mine = await store.readAll();
+    const theirs = await other.readAll();
+    assert.equal(
+      mine.map((e) => e.data),
+      [
+        { n: 1, note },
+        { n: 2, note: 'changed' },
+      ],
+    );
+    assert.equal(
+      theirs.map((e) => e.data),
+      [
+        { n: 1, note: 'changed' },
+        { n: 2, note: 'changed' },
+      ],
+    );
+    // All but the data is read from the table, as for any event: ids, positions, metadata, time.
+    const withoutData = (events: readonly { data: unknown }[]) => events.map((e) => ({ ...e, data: null }));
+    assert.equal(withoutData(mine), withoutData(theirs));
+    // A bounded number of them: after enough later large appends, the first is read from the table.
+    for (let i = 0; i < 40; i++)
+      await store.append(`later-${i}`, [{ type: 'ContractTested', data: { n: 3, note } }]);
+    const [first] = await store.readAll({ limit: 1 });
+    assert.equal(first!.data, { n: 1, note: 'changed' });
+    await other.close();
+  },
+);
+
+kept.run();
