@@ -20,6 +20,7 @@ import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { insertRows } from '../test/support/rows.ts';
 import { httpColumnTable, runEnded } from '../test/support/runs.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
+import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
 import { measureInsertLatency } from './lib/insert-latency.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
@@ -137,8 +138,20 @@ try {
     }
     const starts: number[] = [];
     const timelines: Timeline[] = [];
+    // CPU per row: this process (the service and the client) and the benchmark's PostgreSQL server
+    // alone; far less sensitive to the machine's load than the rates.
+    const cpuNow = async () => ({ node: cpuSnapshot().node, postgres: await serverCpu(bench.deps.pool) });
+    const cpuRuns: string[] = [];
+    const cpuPlain: string[] = [];
+    const perRow = async (before: Awaited<ReturnType<typeof cpuNow>>) => {
+      const after = await cpuNow();
+      const pg = serverCpuSpent(before.postgres, after.postgres);
+      const ms = (seconds: number) => ((seconds * 1000) / settings.rows).toFixed(2);
+      return `node ${ms(after.node - before.node)}, postgres ${pg === undefined ? '?' : ms(pg)}`;
+    };
     const runOnce = async (): Promise<number> => {
       await server.checkpoint();
+      const cpu = await cpuNow();
       const start = performance.now();
       const res = await call(url, 'POST', `/api/tables/${tableId}/columns/${columns.result.id}/run`, {
         headers: bearer(key),
@@ -148,6 +161,7 @@ try {
       starts.push(performance.now() - start);
       const run = await runEnded(url, key, res.body.id, 3_600_000);
       const seconds = (performance.now() - start) / 1000;
+      cpuRuns.push(await perRow(cpu));
       if (run.counts.succeeded !== settings.rows) throw new Error(`run ended ${JSON.stringify(run)}`);
       timelines.push(await timelineOf(bench.deps.pool, res.body.id));
       log(`  ${describeTimeline(timelines.at(-1)!)}`);
@@ -159,9 +173,15 @@ try {
     for (let round = 0; round < settings.rounds; round++) {
       const order = round % 2 ? ['run', 'plain'] : ['plain', 'run'];
       for (const which of order) {
-        if (which === 'plain') plain.push(await plainClient());
-        else runs.push(await runOnce());
-        log(`round ${round + 1} ${which}: ${Math.round((which === 'plain' ? plain : runs).at(-1)!)} rows/s`);
+        if (which === 'plain') {
+          const cpu = await cpuNow();
+          plain.push(await plainClient());
+          cpuPlain.push(await perRow(cpu));
+        } else runs.push(await runOnce());
+        const cpu = (which === 'plain' ? cpuPlain : cpuRuns).at(-1);
+        log(
+          `round ${round + 1} ${which}: ${Math.round((which === 'plain' ? plain : runs).at(-1)!)} rows/s (CPU ms/row ${cpu})`,
+        );
       }
     }
     const latency = await measureInsertLatency({
@@ -193,6 +213,7 @@ try {
         plain.map(Math.round).join(', '),
       ],
     ];
+    const cpuLine = `CPU ms per row (the benchmark's process, which is the service, the target and the client; its PostgreSQL server): run ${cpuRuns.join(' / ')}; plain client ${cpuPlain.join(' / ')}`;
     const startMs = `the start request (${settings.rows.toLocaleString('en-US')} rows) answered in ${Math.round(median(starts))} ms (median)`;
     const latencyHeaders = [
       `${settings.insertRows} rows inserted one per request, ${settings.insertRate}/s`,
@@ -210,6 +231,7 @@ try {
       [
         textTable(headers, rows),
         `run / plain: ${verdict}; ${startMs}`,
+        cpuLine,
         textTable(latencyHeaders, latencyRows),
       ].join('\n\n'),
     );
@@ -227,7 +249,7 @@ try {
         '',
         markdownTable(headers, rows),
         '',
-        `Run / plain: **${verdict}**; ${startMs}. Each run's timeline (recorded_at in the event store): ${timelines.map(describeTimeline).join('; ')}.`,
+        `Run / plain: **${verdict}**; ${startMs}. ${cpuLine}. Each run's timeline (recorded_at in the event store): ${timelines.map(describeTimeline).join('; ')}.`,
         '',
         RUNS_LIMITS,
         '',

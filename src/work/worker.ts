@@ -29,9 +29,12 @@ export interface WorkerSpec {
   /**
    * Does one item. May run more than once for one item (a holder that died mid-item), so what it
    * records must be idempotent (events with deterministic ids). A throw is retried with backoff, and
-   * after `MAX_THROWS` claims the item is dead.
+   * after `MAX_THROWS` claims the item is dead. `detach` says the part of the item its group's limit is
+   * about is over (a run's row has had its call, only its result is left to record): the item keeps its
+   * lease and its slot in this process, but its group's next item can be claimed (migration 0017). Only
+   * with the default claim; a spec with its own `claim` ignores it.
    */
-  handle(item: WorkItem, signal: AbortSignal): Promise<Outcome>;
+  handle(item: WorkItem, signal: AbortSignal, detach?: () => void): Promise<Outcome>;
   /**
    * How items are claimed, when not by `settleAndClaim`'s own claim (e.g. `claimSticky`,
    * src/work/batch.ts). Finished items are then settled in one statement before the claim.
@@ -68,6 +71,8 @@ export class Worker {
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   /** Finished items whose outcome is not stored yet (still in `inFlight`: their slots stay taken). */
   private toSettle: HeldSettlement[] = [];
+  /** Items in flight that no longer count against their group's limit, not stored yet. */
+  private toDetach: string[] = [];
   private readonly owner: string;
   private readonly leaseMs: number;
   private readonly pollMs: number;
@@ -131,11 +136,13 @@ export class Worker {
     const batch = Math.max(1, Math.ceil(this.spec.concurrency / 4));
     while (!this.stopped) {
       const settling = this.toSettle.splice(0);
+      const detaching = this.spec.claim ? [] : this.toDetach.splice(0);
       const free = this.spec.concurrency - this.inFlight.size + settling.length;
       // With more due and nothing to settle, claim once a quarter of the slots are free (or a poll
       // interval has passed): one round trip for several items, not one per item that finishes.
       const waited = performance.now() - lastClaim;
-      if (settling.length === 0 && busy && free < batch && this.inFlight.size > 0 && waited < this.pollMs) {
+      const nothingToStore = settling.length === 0 && detaching.length === 0;
+      if (nothingToStore && busy && free < batch && this.inFlight.size > 0 && waited < this.pollMs) {
         await this.pause(this.pollMs - waited, true);
         continue;
       }
@@ -150,7 +157,7 @@ export class Worker {
         };
         const items = this.spec.claim
           ? await this.settleThenClaim(this.spec.claim, settling, request)
-          : await settleAndClaim(this.pool, { ...request, settlements: settling });
+          : await settleAndClaim(this.pool, { ...request, settlements: settling, detached: detaching });
         for (const { id } of settling) this.inFlight.delete(id);
         lastClaim = performance.now();
         claimed = items.length;
@@ -160,14 +167,15 @@ export class Worker {
       } catch (error) {
         // Not stored: settled with the next round trip (the items keep their slots and leases meanwhile).
         this.toSettle.unshift(...settling);
+        this.toDetach.unshift(...detaching);
         failures++;
         this.options.logger.warn({ err: error, kind: this.spec.kind }, 'work claim failed; retrying');
         await this.pause(backoffMs(failures), true);
         continue;
       }
       busy = claimed > 0 && claimed === free;
-      // Items that finished during the round trip are settled (and their slots refilled) at once.
-      if (this.toSettle.length > 0 && !this.stopped) continue;
+      // Items that finished (or detached) during the round trip are stored, and slots refilled, at once.
+      if ((this.toSettle.length > 0 || this.toDetach.length > 0) && !this.stopped) continue;
       if (busy) await this.pause(this.pollMs, true);
       else await this.pause(this.pollMs);
     }
@@ -211,8 +219,14 @@ export class Worker {
 
   private async handle(item: WorkItem, signal: AbortSignal): Promise<void> {
     let outcome: Outcome;
+    // A detach after the outcome would reach the item's next claim: it is ignored.
+    let settled = false;
     try {
-      outcome = await this.spec.handle(item, signal);
+      outcome = await this.spec.handle(item, signal, () => {
+        if (this.spec.claim || settled) return;
+        this.toDetach.push(item.id);
+        this.wake?.();
+      });
     } catch (error) {
       if (signal.aborted) {
         // Released at stop, or taken over: not this holder's to settle.
@@ -230,6 +244,7 @@ export class Worker {
               error: message,
             };
     }
+    settled = true;
     // The outcome is recorded already (events); the loop stores the settlement with its next round trip.
     this.toSettle.push({ id: item.id, outcome });
     this.wake?.();
