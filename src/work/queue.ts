@@ -39,11 +39,22 @@ export type Settlement =
   | { status: 'dead'; error: string };
 
 /**
+ * Enqueues of each kind by this process so far ('*': items of any kind made due again): a general
+ * nudge (`Workers.nudge()`, after every projection commit) wakes only the workers of kinds that may
+ * have new items, not every idle worker for a claim that finds nothing. Counted when the statement is
+ * sent, not committed: a nudge that comes early finds nothing, and the item is found by the next poll.
+ */
+const enqueues = new Map<string, number>();
+const noteEnqueue = (kind: string) => enqueues.set(kind, (enqueues.get(kind) ?? 0) + 1);
+export const enqueuesOf = (kind: string): number => enqueues.get(kind) ?? 0;
+
+/**
  * Enqueues items that do not exist yet; answers how many were new. A default `run_at` is the database's
  * time cut to milliseconds: claims compare it with the service clock, a JavaScript Date.
  */
 export async function enqueue(db: Db, items: readonly WorkItemInput[]): Promise<number> {
   if (items.length === 0) return 0;
+  for (const kind of new Set(items.map((item) => item.kind))) noteEnqueue(kind);
   const { rowCount } = await db.query(
     `INSERT INTO work_items (id, kind, organization_id, group_key, group_limit, payload, run_at)
      SELECT i.id, i.kind, i.organization_id, i.group_key, i.group_limit, i.payload, coalesce(i.run_at, date_trunc('milliseconds', now()))
@@ -273,6 +284,7 @@ export async function enqueueInGroup(
   group: { kind: string; groupKey: string },
   items: readonly Omit<WorkItemInput, 'kind' | 'groupKey' | 'runAt'>[],
 ): Promise<number | 'cancelled'> {
+  noteEnqueue(group.kind);
   const { rows } = await db.query<{ n: number }>('SELECT work_enqueue_group($1, $2, $3::jsonb) AS n', [
     group.kind,
     group.groupKey,
@@ -294,6 +306,7 @@ export async function enqueueInGroup(
  * and its auto-run need not wait out its retry). Answers how many were moved up.
  */
 export async function dueNow(db: Db, filter: { kind: string; groupKey: string }): Promise<number> {
+  noteEnqueue(filter.kind);
   const { rowCount } = await db.query(
     `UPDATE work_items SET run_at = date_trunc('milliseconds', now()), updated_at = now()
      WHERE kind = $1 AND group_key = $2 AND status = 'pending' AND run_at > now()`,
@@ -305,6 +318,7 @@ export async function dueNow(db: Db, filter: { kind: string; groupKey: string })
 /** Settled items back to pending (a redelivery, a replay); answers the ids that were requeued. */
 export async function requeue(db: Db, ids: readonly string[], runAt?: Date): Promise<string[]> {
   if (ids.length === 0) return [];
+  noteEnqueue('*');
   const { rows } = await db.query<{ id: string }>(
     `UPDATE work_items SET status = 'pending', run_at = coalesce($2, date_trunc('milliseconds', now())), last_error = NULL, updated_at = now()
      WHERE id = ANY($1) AND status IN ('done', 'dead', 'cancelled')

@@ -24,7 +24,11 @@ export interface WorkerSpec {
   concurrency: number;
   /** How long a claim holds without renewal; renewed every third of it while `handle` runs. */
   leaseMs?: number;
-  /** How often an idle worker looks for due items (other processes' items, retries coming due). */
+  /**
+   * How often an idle worker looks for due items (other processes' items, retries coming due); a
+   * worker that keeps finding nothing looks half as often each time, down to once every
+   * `MAX_IDLE_POLL_MS` (or `pollMs`, when longer). Items this process enqueues wake it (`nudge`).
+   */
   pollMs?: number;
   /**
    * Does one item. May run more than once for one item (a holder that died mid-item), so what it
@@ -51,6 +55,11 @@ export interface WorkerOptions {
 
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_POLL_MS = 100;
+/**
+ * The longest an idle worker waits between looks. Every kind polling every 100 ms was, during a column
+ * run, a claim every few milliseconds finding nothing: much of the database's work.
+ */
+export const MAX_IDLE_POLL_MS = 1_000;
 /** Claims of an item whose handler keeps throwing, before it is given up as dead. */
 export const MAX_THROWS = 5;
 const SWEEP_EVERY_MS = 3_600_000;
@@ -133,6 +142,8 @@ export class Worker {
     // The last claim filled every free slot: more is likely due.
     let busy = false;
     let lastClaim = 0;
+    // Looks in a row that found nothing with nothing in hand.
+    let idle = 0;
     const batch = Math.max(1, Math.ceil(this.spec.concurrency / 4));
     while (!this.stopped) {
       const settling = this.toSettle.splice(0);
@@ -174,10 +185,11 @@ export class Worker {
         continue;
       }
       busy = claimed > 0 && claimed === free;
+      idle = claimed === 0 && settling.length === 0 && this.inFlight.size === 0 ? idle + 1 : 0;
       // Items that finished (or detached) during the round trip are stored, and slots refilled, at once.
       if ((this.toSettle.length > 0 || this.toDetach.length > 0) && !this.stopped) continue;
       if (busy) await this.pause(this.pollMs, true);
-      else await this.pause(this.pollMs);
+      else await this.pause(idle > 1 ? this.idlePollMs(idle) : this.pollMs);
     }
   }
 
@@ -189,6 +201,10 @@ export class Worker {
   ): Promise<WorkItem[]> {
     await settleMany(this.pool, this.owner, settling);
     return request.limit > 0 ? claimWith(this.pool, request) : [];
+  }
+
+  private idlePollMs(idle: number): number {
+    return Math.min(this.pollMs * 2 ** (idle - 1), Math.max(this.pollMs, MAX_IDLE_POLL_MS));
   }
 
   /** Sleeps until `ms` pass or a nudge; `untilSlot` also wakes when an item in flight finishes. */
