@@ -39,14 +39,15 @@ export type Settlement =
   | { status: 'dead'; error: string };
 
 /**
- * Enqueues of each kind by this process so far ('*': items of any kind made due again): a general
- * nudge (`Workers.nudge()`, after every projection commit) wakes only the workers of kinds that may
- * have new items, not every idle worker for a claim that finds nothing. Counted when the statement is
- * sent, not committed: a nudge that comes early finds nothing, and the item is found by the next poll.
+ * When this process last enqueued items of each kind ('*': items of any kind made due again), by
+ * `performance.now()`: a general nudge (`Workers.nudge()`, after every projection commit) wakes only
+ * the workers of kinds that may have new items, not every idle worker for a claim that finds nothing.
+ * Noted when the statement is sent, before its transaction commits: the nudges of the commits that
+ * follow within a while (`Workers`) wake the kind, so the one after the enqueuing commit does too.
  */
-const enqueues = new Map<string, number>();
-const noteEnqueue = (kind: string) => enqueues.set(kind, (enqueues.get(kind) ?? 0) + 1);
-export const enqueuesOf = (kind: string): number => enqueues.get(kind) ?? 0;
+const enqueuedAt = new Map<string, number>();
+const noteEnqueue = (kind: string) => enqueuedAt.set(kind, performance.now());
+export const lastEnqueueOf = (kind: string): number => enqueuedAt.get(kind) ?? Number.NEGATIVE_INFINITY;
 
 /**
  * Enqueues items that do not exist yet; answers how many were new. A default `run_at` is the database's

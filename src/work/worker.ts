@@ -264,6 +264,11 @@ export class Worker {
     // The outcome is recorded already (events); the loop stores the settlement with its next round trip.
     this.toSettle.push({ id: item.id, outcome });
     this.wake?.();
+    // A retry of this process's is due at a time it knows: looked for then, not at the next idle poll.
+    if (outcome.status === 'retry') {
+      const timer = setTimeout(() => this.nudge(), outcome.at.getTime() - this.options.clock().getTime());
+      timer.unref();
+    }
   }
 
   private async renewLeases(): Promise<void> {

@@ -1,13 +1,18 @@
 import type { Logger } from 'pino';
 import type { Pool } from '../db/pool.ts';
-import { enqueuesOf } from './queue.ts';
+import { lastEnqueueOf } from './queue.ts';
 import { processOwner, Worker, type WorkerSpec } from './worker.ts';
+
+/**
+ * How long after an enqueue a general nudge still wakes its kind: the enqueue is noted before its
+ * transaction commits, and other projections' commits (and nudges) can come in between; the commit
+ * of the enqueue itself comes well within this.
+ */
+const NUDGE_WINDOW_MS = 2_000;
 
 /** The service's workers, one per kind of work, sharing this process's lease owner name. */
 export class Workers {
   private readonly workers: Worker[];
-  /** `enqueuesOf` each kind (and '*') at the last general nudge. */
-  private readonly seen = new Map<string, number>();
 
   constructor(pool: Pool, specs: readonly WorkerSpec[], options: { clock: () => Date; logger: Logger }) {
     const kinds = specs.map((s) => s.kind);
@@ -23,24 +28,18 @@ export class Workers {
 
   /**
    * Wakes the idle workers of a kind to claim at once; without a kind (after a projection's commit),
-   * those of every kind this process has enqueued items of since the last such nudge. Each commit woke
+   * those of every kind this process has enqueued items of within `NUDGE_WINDOW_MS`. Each commit woke
    * every idle worker before: during a column run, most of the database's work was claims finding
    * nothing. Items made due by the clock alone, or by another process, are found by the workers' poll.
    */
   nudge(kind?: string): void {
-    const all = kind === undefined && this.enqueuedSince('*');
+    const since = performance.now() - NUDGE_WINDOW_MS;
+    const all = kind === undefined && lastEnqueueOf('*') >= since;
     for (const worker of this.workers) {
       const wake =
-        kind === undefined ? this.enqueuedSince(worker.spec.kind) || all : worker.spec.kind === kind;
+        kind === undefined ? all || lastEnqueueOf(worker.spec.kind) >= since : worker.spec.kind === kind;
       if (wake) worker.nudge();
     }
-  }
-
-  private enqueuedSince(kind: string): boolean {
-    const now = enqueuesOf(kind);
-    if (now === (this.seen.get(kind) ?? 0)) return false;
-    this.seen.set(kind, now);
-    return true;
   }
 
   async stop(): Promise<void> {

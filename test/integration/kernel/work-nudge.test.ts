@@ -75,4 +75,33 @@ test('a general nudge wakes the kind that was enqueued, not the others; a named 
   }
 });
 
+test('a retry of its own wakes the worker when it comes due, not at its next poll', async ({ db }) => {
+  const attempts: number[] = [];
+  const workers = new Workers(
+    db.pool,
+    [
+      {
+        kind: 'retry-soon',
+        concurrency: 1,
+        pollMs: 600_000,
+        async handle(item) {
+          attempts.push(item.attempts);
+          if (item.attempts > 1) return { status: 'done' };
+          return { status: 'retry', at: new Date(Date.now() + 50), error: 'not yet' };
+        },
+      },
+    ],
+    { clock: () => new Date(), logger: createLogger('silent') },
+  );
+  await enqueue(db.pool, [{ id: 'r1', kind: 'retry-soon', organizationId: 'org-1', payload: {} }]);
+  workers.start();
+  try {
+    // The poll is ten minutes away: only the retry's own wake-up claims it again.
+    await eventually('worked again', () => attempts.length === 2);
+    assert.equal(attempts, [1, 2]);
+  } finally {
+    await workers.stop();
+  }
+});
+
 test.run();
