@@ -20,6 +20,7 @@ import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { insertRows } from '../test/support/rows.ts';
 import { httpColumnTable, runEnded } from '../test/support/runs.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
+import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
 import { measureInsertLatency } from './lib/insert-latency.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
@@ -37,26 +38,26 @@ const settings = {
 };
 /** What limits the run's rate (measured and profiled; see the section it writes). */
 const RUNS_LIMITS = [
-  "What limits it: the run's concurrency (16 rows in flight) times how long a row holds its slot, on",
-  'two cores shared by PostgreSQL, the service (its workers and read models), the target, the client',
-  "and, while measured, other helpers' test suites (see the load average above): every round trip and",
-  "every turn of the service's event loop waits for a core, which the plain client (one process, no",
-  'database) feels far less. Profiled per row over a 1,000-row run at a load average of about 20 (sums',
-  'over rows, divided by rows): nothing is read before the call any more (1 ms: the cells come with the',
-  "work item, the run's start is read once per run), the executor's call 91 ms (5 ms of it the target,",
-  'the rest waiting for the event loop), waiting for the `running` append 6 ms (it goes out alongside',
-  'the call), recording the result 60 ms (one appendToStreams grouped with the rows finishing then;',
-  "every row's events go to the run's own stream, so concurrent batches queue on its revision), and",
-  "the worker's settle-and-claim round trip that gives the slot back and refills it (42 ms a loop, two",
-  "or three rows a loop). The read models are not the limit: the run's last result is recorded about",
-  'a second before the run ends. Before these changes each row also waited for a claim and a settle of',
-  "its own, a read of the run's stream and of its cells (34-40 ms at this load) and the `running` append",
-  "before its call, and the start request wrote every row's `queued` cell before answering. What is",
-  "left, in order of what it would save: the executor's overhead per call (to measure on a quiet",
-  'machine), recording a result and settling its item in one transaction (two round trips today: the',
-  "event store's append, then the queue's settle), taking the rows' events off the run's stream (the",
-  "runs read model could count the cells' statuses), and the `running` append (the rows API could derive",
-  "`running` from the row's lease; the issue asks for the cell to show it).",
+  'What limits it: CPU per row, on two cores shared by PostgreSQL, the service (its workers and read',
+  "models), the target, the client and, while measured, other helpers' test suites (see the load",
+  'average above). A row is, as the issue asks, five events (its cell `queued`; `RunRowStarted` and',
+  "the cell `running`; `RunRowFinished` and the cell's result), each applied by the rows and runs",
+  'read models and read by the webhook reactor, and a work item claimed, detached and settled:',
+  "measured at load averages of 8 to 18 over 1,000-3,000-row runs, 1.8-3.2 ms of the service's CPU",
+  "and 1.5-2.3 ms of its PostgreSQL server's per row, against about 0.3 ms for the plain client (CPU",
+  'ms per row above). At 3.5-5 ms a row, two cores to ourselves allow 400-570 rows/s, whatever the',
+  'concurrency: 0.8x of the plain client (about 2,000/s on a quiet machine) needs about 1 ms of CPU a',
+  "row, which five durable events a row do not leave. The run's slots are no longer the limit: a row",
+  'holds its slot for its call only (its work item is detached, migration 0017, while its result is',
+  'recorded), results are appended one batch at a time (0.24 appends per row; four batches at once',
+  "queued on the run's stream's row lock, 6 of their 7 seconds), and idle workers no longer claim on",
+  'every commit and every 100 ms (from about 2,000 claims finding nothing per run, half the',
+  "database's time, to 300). Measured with pg_stat_statements and --cpu-prof. What is left, in order",
+  "of what it would save: the webhook reactor reads a table's organization once per row event (2.4",
+  "queries a row, 7% of the service's CPU; a per-batch cache would do), the `running` cell (an event",
+  "a row; the rows API could derive it from the row's lease), claiming a run's rows ahead of their",
+  'calls (a stop must then skip rows claimed but not started: a start mark per batch), and the',
+  'executor (undici through the SSRF-guarded dispatcher, kept alive: about 0.35 ms a call).',
 ].join(' ');
 /** What limits the insert -> result latency (the path it takes; see the section it writes). */
 const LATENCY_LIMITS = [
@@ -137,8 +138,20 @@ try {
     }
     const starts: number[] = [];
     const timelines: Timeline[] = [];
+    // CPU per row: this process (the service and the client) and the benchmark's PostgreSQL server
+    // alone; far less sensitive to the machine's load than the rates.
+    const cpuNow = async () => ({ node: cpuSnapshot().node, postgres: await serverCpu(bench.deps.pool) });
+    const cpuRuns: string[] = [];
+    const cpuPlain: string[] = [];
+    const perRow = async (before: Awaited<ReturnType<typeof cpuNow>>) => {
+      const after = await cpuNow();
+      const pg = serverCpuSpent(before.postgres, after.postgres);
+      const ms = (seconds: number) => ((seconds * 1000) / settings.rows).toFixed(2);
+      return `node ${ms(after.node - before.node)}, postgres ${pg === undefined ? '?' : ms(pg)}`;
+    };
     const runOnce = async (): Promise<number> => {
       await server.checkpoint();
+      const cpu = await cpuNow();
       const start = performance.now();
       const res = await call(url, 'POST', `/api/tables/${tableId}/columns/${columns.result.id}/run`, {
         headers: bearer(key),
@@ -148,6 +161,7 @@ try {
       starts.push(performance.now() - start);
       const run = await runEnded(url, key, res.body.id, 3_600_000);
       const seconds = (performance.now() - start) / 1000;
+      cpuRuns.push(await perRow(cpu));
       if (run.counts.succeeded !== settings.rows) throw new Error(`run ended ${JSON.stringify(run)}`);
       timelines.push(await timelineOf(bench.deps.pool, res.body.id));
       log(`  ${describeTimeline(timelines.at(-1)!)}`);
@@ -159,9 +173,15 @@ try {
     for (let round = 0; round < settings.rounds; round++) {
       const order = round % 2 ? ['run', 'plain'] : ['plain', 'run'];
       for (const which of order) {
-        if (which === 'plain') plain.push(await plainClient());
-        else runs.push(await runOnce());
-        log(`round ${round + 1} ${which}: ${Math.round((which === 'plain' ? plain : runs).at(-1)!)} rows/s`);
+        if (which === 'plain') {
+          const cpu = await cpuNow();
+          plain.push(await plainClient());
+          cpuPlain.push(await perRow(cpu));
+        } else runs.push(await runOnce());
+        const cpu = (which === 'plain' ? cpuPlain : cpuRuns).at(-1);
+        log(
+          `round ${round + 1} ${which}: ${Math.round((which === 'plain' ? plain : runs).at(-1)!)} rows/s (CPU ms/row ${cpu})`,
+        );
       }
     }
     const latency = await measureInsertLatency({
@@ -193,6 +213,7 @@ try {
         plain.map(Math.round).join(', '),
       ],
     ];
+    const cpuLine = `CPU ms per row (the benchmark's process, which is the service, the target and the client; its PostgreSQL server): run ${cpuRuns.join(' / ')}; plain client ${cpuPlain.join(' / ')}`;
     const startMs = `the start request (${settings.rows.toLocaleString('en-US')} rows) answered in ${Math.round(median(starts))} ms (median)`;
     const latencyHeaders = [
       `${settings.insertRows} rows inserted one per request, ${settings.insertRate}/s`,
@@ -210,6 +231,7 @@ try {
       [
         textTable(headers, rows),
         `run / plain: ${verdict}; ${startMs}`,
+        cpuLine,
         textTable(latencyHeaders, latencyRows),
       ].join('\n\n'),
     );
@@ -227,7 +249,7 @@ try {
         '',
         markdownTable(headers, rows),
         '',
-        `Run / plain: **${verdict}**; ${startMs}. Each run's timeline (recorded_at in the event store): ${timelines.map(describeTimeline).join('; ')}.`,
+        `Run / plain: **${verdict}**; ${startMs}. ${cpuLine}. Each run's timeline (recorded_at in the event store): ${timelines.map(describeTimeline).join('; ')}.`,
         '',
         RUNS_LIMITS,
         '',

@@ -39,11 +39,23 @@ export type Settlement =
   | { status: 'dead'; error: string };
 
 /**
+ * When this process last enqueued items of each kind ('*': items of any kind made due again), by
+ * `performance.now()`: a general nudge (`Workers.nudge()`, after every projection commit) wakes only
+ * the workers of kinds that may have new items, not every idle worker for a claim that finds nothing.
+ * Noted when the statement is sent, before its transaction commits: the nudges of the commits that
+ * follow within a while (`Workers`) wake the kind, so the one after the enqueuing commit does too.
+ */
+const enqueuedAt = new Map<string, number>();
+const noteEnqueue = (kind: string) => enqueuedAt.set(kind, performance.now());
+export const lastEnqueueOf = (kind: string): number => enqueuedAt.get(kind) ?? Number.NEGATIVE_INFINITY;
+
+/**
  * Enqueues items that do not exist yet; answers how many were new. A default `run_at` is the database's
  * time cut to milliseconds: claims compare it with the service clock, a JavaScript Date.
  */
 export async function enqueue(db: Db, items: readonly WorkItemInput[]): Promise<number> {
   if (items.length === 0) return 0;
+  for (const kind of new Set(items.map((item) => item.kind))) noteEnqueue(kind);
   const { rowCount } = await db.query(
     `INSERT INTO work_items (id, kind, organization_id, group_key, group_limit, payload, run_at)
      SELECT i.id, i.kind, i.organization_id, i.group_key, i.group_limit, i.payload, coalesce(i.run_at, date_trunc('milliseconds', now()))
@@ -187,7 +199,9 @@ export async function settleMany(
 /**
  * Settles what `owner` finished and claims up to `limit` due items of a kind, in one round trip and one
  * transaction (migration 0015): the leases the settlements free count for the claim. A worker's loop
- * does this instead of a settle per item and a claim per freed slot.
+ * does this instead of a settle per item and a claim per freed slot. `detached` items (held by `owner`,
+ * not finished) stop counting against their group's limit first (migration 0017), so their groups'
+ * next items can be claimed while they finish.
  */
 export async function settleAndClaim(
   pool: Pool,
@@ -195,23 +209,37 @@ export async function settleAndClaim(
     kind: string;
     owner: string;
     settlements: readonly HeldSettlement[];
+    detached?: readonly string[];
     limit: number;
     leaseMs: number;
     now: Date;
   },
 ): Promise<WorkItem[]> {
-  if (input.settlements.length === 0) return claim(pool, input);
-  const { rows } = await pool.query<ItemRow>(
-    'SELECT * FROM work_settle_claim($1, $2::jsonb, $3, $4, $5, $6)',
-    [
-      input.owner,
-      settledJson(input.settlements),
-      input.kind,
-      input.now,
-      Math.max(0, input.limit),
-      input.leaseMs,
-    ],
-  );
+  const detached = input.detached ?? [];
+  if (input.settlements.length === 0 && detached.length === 0) return claim(pool, input);
+  const limit = Math.max(0, input.limit);
+  const { rows } =
+    detached.length === 0
+      ? await pool.query<ItemRow>('SELECT * FROM work_settle_claim($1, $2::jsonb, $3, $4, $5, $6)', [
+          input.owner,
+          settledJson(input.settlements),
+          input.kind,
+          input.now,
+          limit,
+          input.leaseMs,
+        ])
+      : await pool.query<ItemRow>(
+          'SELECT * FROM work_detach_settle_claim($1, $2, $3::jsonb, $4, $5, $6, $7)',
+          [
+            input.owner,
+            detached,
+            settledJson(input.settlements),
+            input.kind,
+            input.now,
+            limit,
+            input.leaseMs,
+          ],
+        );
   return rows.map(itemOf);
 }
 
@@ -257,6 +285,7 @@ export async function enqueueInGroup(
   group: { kind: string; groupKey: string },
   items: readonly Omit<WorkItemInput, 'kind' | 'groupKey' | 'runAt'>[],
 ): Promise<number | 'cancelled'> {
+  noteEnqueue(group.kind);
   const { rows } = await db.query<{ n: number }>('SELECT work_enqueue_group($1, $2, $3::jsonb) AS n', [
     group.kind,
     group.groupKey,
@@ -278,6 +307,7 @@ export async function enqueueInGroup(
  * and its auto-run need not wait out its retry). Answers how many were moved up.
  */
 export async function dueNow(db: Db, filter: { kind: string; groupKey: string }): Promise<number> {
+  noteEnqueue(filter.kind);
   const { rowCount } = await db.query(
     `UPDATE work_items SET run_at = date_trunc('milliseconds', now()), updated_at = now()
      WHERE kind = $1 AND group_key = $2 AND status = 'pending' AND run_at > now()`,
@@ -289,6 +319,7 @@ export async function dueNow(db: Db, filter: { kind: string; groupKey: string })
 /** Settled items back to pending (a redelivery, a replay); answers the ids that were requeued. */
 export async function requeue(db: Db, ids: readonly string[], runAt?: Date): Promise<string[]> {
   if (ids.length === 0) return [];
+  noteEnqueue('*');
   const { rows } = await db.query<{ id: string }>(
     `UPDATE work_items SET status = 'pending', run_at = coalesce($2, date_trunc('milliseconds', now())), last_error = NULL, updated_at = now()
      WHERE id = ANY($1) AND status IN ('done', 'dead', 'cancelled')

@@ -24,14 +24,21 @@ export interface WorkerSpec {
   concurrency: number;
   /** How long a claim holds without renewal; renewed every third of it while `handle` runs. */
   leaseMs?: number;
-  /** How often an idle worker looks for due items (other processes' items, retries coming due). */
+  /**
+   * How often an idle worker looks for due items (other processes' items, retries coming due); a
+   * worker that keeps finding nothing looks half as often each time, down to once every
+   * `MAX_IDLE_POLL_MS` (or `pollMs`, when longer). Items this process enqueues wake it (`nudge`).
+   */
   pollMs?: number;
   /**
    * Does one item. May run more than once for one item (a holder that died mid-item), so what it
    * records must be idempotent (events with deterministic ids). A throw is retried with backoff, and
-   * after `MAX_THROWS` claims the item is dead.
+   * after `MAX_THROWS` claims the item is dead. `detach` says the part of the item its group's limit is
+   * about is over (a run's row has had its call, only its result is left to record): the item keeps its
+   * lease and its slot in this process, but its group's next item can be claimed (migration 0017). Only
+   * with the default claim; a spec with its own `claim` ignores it.
    */
-  handle(item: WorkItem, signal: AbortSignal): Promise<Outcome>;
+  handle(item: WorkItem, signal: AbortSignal, detach?: () => void): Promise<Outcome>;
   /**
    * How items are claimed, when not by `settleAndClaim`'s own claim (e.g. `claimSticky`,
    * src/work/batch.ts). Finished items are then settled in one statement before the claim.
@@ -48,6 +55,11 @@ export interface WorkerOptions {
 
 const DEFAULT_LEASE_MS = 30_000;
 const DEFAULT_POLL_MS = 100;
+/**
+ * The longest an idle worker waits between looks. Every kind polling every 100 ms was, during a column
+ * run, a claim every few milliseconds finding nothing: much of the database's work.
+ */
+export const MAX_IDLE_POLL_MS = 1_000;
 /** Claims of an item whose handler keeps throwing, before it is given up as dead. */
 export const MAX_THROWS = 5;
 const SWEEP_EVERY_MS = 3_600_000;
@@ -68,6 +80,8 @@ export class Worker {
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   /** Finished items whose outcome is not stored yet (still in `inFlight`: their slots stay taken). */
   private toSettle: HeldSettlement[] = [];
+  /** Items in flight that no longer count against their group's limit, not stored yet. */
+  private toDetach: string[] = [];
   private readonly owner: string;
   private readonly leaseMs: number;
   private readonly pollMs: number;
@@ -128,14 +142,18 @@ export class Worker {
     // The last claim filled every free slot: more is likely due.
     let busy = false;
     let lastClaim = 0;
+    // Looks in a row that found nothing with nothing in hand.
+    let idle = 0;
     const batch = Math.max(1, Math.ceil(this.spec.concurrency / 4));
     while (!this.stopped) {
       const settling = this.toSettle.splice(0);
+      const detaching = this.spec.claim ? [] : this.toDetach.splice(0);
       const free = this.spec.concurrency - this.inFlight.size + settling.length;
       // With more due and nothing to settle, claim once a quarter of the slots are free (or a poll
       // interval has passed): one round trip for several items, not one per item that finishes.
       const waited = performance.now() - lastClaim;
-      if (settling.length === 0 && busy && free < batch && this.inFlight.size > 0 && waited < this.pollMs) {
+      const nothingToStore = settling.length === 0 && detaching.length === 0;
+      if (nothingToStore && busy && free < batch && this.inFlight.size > 0 && waited < this.pollMs) {
         await this.pause(this.pollMs - waited, true);
         continue;
       }
@@ -150,7 +168,7 @@ export class Worker {
         };
         const items = this.spec.claim
           ? await this.settleThenClaim(this.spec.claim, settling, request)
-          : await settleAndClaim(this.pool, { ...request, settlements: settling });
+          : await settleAndClaim(this.pool, { ...request, settlements: settling, detached: detaching });
         for (const { id } of settling) this.inFlight.delete(id);
         lastClaim = performance.now();
         claimed = items.length;
@@ -160,16 +178,18 @@ export class Worker {
       } catch (error) {
         // Not stored: settled with the next round trip (the items keep their slots and leases meanwhile).
         this.toSettle.unshift(...settling);
+        this.toDetach.unshift(...detaching);
         failures++;
         this.options.logger.warn({ err: error, kind: this.spec.kind }, 'work claim failed; retrying');
         await this.pause(backoffMs(failures), true);
         continue;
       }
       busy = claimed > 0 && claimed === free;
-      // Items that finished during the round trip are settled (and their slots refilled) at once.
-      if (this.toSettle.length > 0 && !this.stopped) continue;
+      idle = claimed === 0 && settling.length === 0 && this.inFlight.size === 0 ? idle + 1 : 0;
+      // Items that finished (or detached) during the round trip are stored, and slots refilled, at once.
+      if ((this.toSettle.length > 0 || this.toDetach.length > 0) && !this.stopped) continue;
       if (busy) await this.pause(this.pollMs, true);
-      else await this.pause(this.pollMs);
+      else await this.pause(idle > 1 ? this.idlePollMs(idle) : this.pollMs);
     }
   }
 
@@ -181,6 +201,10 @@ export class Worker {
   ): Promise<WorkItem[]> {
     await settleMany(this.pool, this.owner, settling);
     return request.limit > 0 ? claimWith(this.pool, request) : [];
+  }
+
+  private idlePollMs(idle: number): number {
+    return Math.min(this.pollMs * 2 ** (idle - 1), Math.max(this.pollMs, MAX_IDLE_POLL_MS));
   }
 
   /** Sleeps until `ms` pass or a nudge; `untilSlot` also wakes when an item in flight finishes. */
@@ -211,8 +235,14 @@ export class Worker {
 
   private async handle(item: WorkItem, signal: AbortSignal): Promise<void> {
     let outcome: Outcome;
+    // A detach after the outcome would reach the item's next claim: it is ignored.
+    let settled = false;
     try {
-      outcome = await this.spec.handle(item, signal);
+      outcome = await this.spec.handle(item, signal, () => {
+        if (this.spec.claim || settled) return;
+        this.toDetach.push(item.id);
+        this.wake?.();
+      });
     } catch (error) {
       if (signal.aborted) {
         // Released at stop, or taken over: not this holder's to settle.
@@ -230,9 +260,15 @@ export class Worker {
               error: message,
             };
     }
+    settled = true;
     // The outcome is recorded already (events); the loop stores the settlement with its next round trip.
     this.toSettle.push({ id: item.id, outcome });
     this.wake?.();
+    // A retry of this process's is due at a time it knows: looked for then, not at the next idle poll.
+    if (outcome.status === 'retry') {
+      const timer = setTimeout(() => this.nudge(), outcome.at.getTime() - this.options.clock().getTime());
+      timer.unref();
+    }
   }
 
   private async renewLeases(): Promise<void> {

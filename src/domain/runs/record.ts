@@ -118,7 +118,7 @@ export async function record(store: EventStore, appends: StreamAppend[]): Promis
           return mine.find((o) => !o.ok)?.error;
         });
       },
-      { maxBatch: 200, maxInFlight: 4 },
+      { maxBatch: 200, maxInFlight: 1 },
     );
     writers.set(store, writer);
   }

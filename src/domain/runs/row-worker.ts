@@ -25,8 +25,11 @@ interface RowPayload {
 /** Picks the executor of a column's provider (src/domain/runs/executors/: `executorsFrom`). */
 export type ExecutorFor = (config: Readonly<Record<string, unknown>>) => Executor;
 
-/** Rows of one process's run-row worker at once; each run's own concurrency holds across processes. */
-const ROWS_AT_ONCE = 64;
+/**
+ * Rows of one process's run-row worker at once, calling or recording their results; each run's own
+ * concurrency (calls at once, up to 64) holds across processes.
+ */
+const ROWS_AT_ONCE = 128;
 /**
  * How long a row stays with a process that stops renewing it: after a crash, its rows in flight are
  * worked again this long after (renewed every third of it while the row runs, so a call taking
@@ -82,6 +85,10 @@ export const runRowWorker =
   (executorsOf: (deps: AppDeps) => ExecutorFor): WorkerFactory =>
   (deps) => {
     const executorFor = executorsOf(deps);
+    // Rows of each run whose call is over and whose result is being recorded (detached: not counted by
+    // the run's concurrency). At most the run's concurrency of them: what a crash can have called but
+    // not recorded stays bounded (calls in flight plus these).
+    const recording = new Map<string, number>();
     const inputsOf = rowInputsLoader(deps);
     // How each run started (its column, credits, concurrency): it never changes, so read once a run.
     const started = new Map<string, Promise<RunCreatedData | undefined>>();
@@ -99,7 +106,7 @@ export const runRowWorker =
       kind: RUN_ROW,
       concurrency: ROWS_AT_ONCE,
       leaseMs: ROW_LEASE_MS,
-      async handle(item, signal) {
+      async handle(item, signal, detach) {
         const { runId, rowId, tableId, cells } = item.payload as RowPayload;
         // The row is running from its claim (a stop cancels what is not claimed: `cancelGroup`), and
         // its cells came with it; items enqueued without cells read them, and the run's state, first.
@@ -155,10 +162,25 @@ export const runRowWorker =
           }
           // Shutting down or the lease lost: nothing is recorded, the row is worked again (same key).
           if (signal.aborted) throw signal.reason ?? new Error('aborted');
-          await started;
-          step.at = at();
-          const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
-          await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
+          // The call is over: its slot goes to the run's next row while the result is recorded (a
+          // crash before the record has this row called again, as it would mid-call).
+          const detached = (recording.get(runId) ?? 0) < run.concurrency;
+          if (detached) {
+            recording.set(runId, (recording.get(runId) ?? 0) + 1);
+            detach?.();
+          }
+          try {
+            await started;
+            step.at = at();
+            const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
+            await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
+          } finally {
+            if (detached) {
+              const left = recording.get(runId)! - 1;
+              if (left > 0) recording.set(runId, left);
+              else recording.delete(runId);
+            }
+          }
           return { status: 'done' };
         } catch (error) {
           // A bug or an outage: the worker retries the row; its last attempt records `internal`, so that

@@ -1,0 +1,107 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Pool } from '../../../src/db/pool.ts';
+import { createLogger } from '../../../src/logger.ts';
+import { enqueue } from '../../../src/work/queue.ts';
+import { Workers } from '../../../src/work/workers.ts';
+import { eventually } from '../../support/eventually.ts';
+import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
+
+/*
+ * A general nudge (after every projection commit) wakes only the workers of kinds this process has
+ * enqueued items of since the last one: waking every idle worker on every commit cost a claim per kind
+ * per commit, most of them finding nothing.
+ */
+const test = suite<{ db: TestDatabase }>('work queue: nudges wake the kinds with new items');
+test.before.each(async (ctx) => {
+  ctx.db = await freshDatabase();
+});
+test.after.each(async ({ db }) => db.drop());
+
+/** The pool, counting the claims of each kind. */
+function countingClaims(pool: Pool) {
+  const claims = new Map<string, number>();
+  const counted = new Proxy(pool, {
+    get(target, property) {
+      if (property === 'query') {
+        return (text: string, params?: unknown[]) => {
+          if (typeof text === 'string' && text.includes('work_claim')) {
+            const kind = String(params?.[0]);
+            claims.set(kind, (claims.get(kind) ?? 0) + 1);
+          }
+          return target.query(text, params);
+        };
+      }
+      const value = Reflect.get(target, property);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  return { pool: counted, claims: (kind: string) => claims.get(kind) ?? 0 };
+}
+
+test('a general nudge wakes the kind that was enqueued, not the others; a named nudge wakes its kind', async ({
+  db,
+}) => {
+  const { pool, claims } = countingClaims(db.pool);
+  const handled: string[] = [];
+  // Polls far apart: every claim after the first is a nudge's.
+  const spec = (kind: string) => ({
+    kind,
+    concurrency: 2,
+    pollMs: 600_000,
+    async handle(item: { id: string }) {
+      handled.push(item.id);
+      return { status: 'done' as const };
+    },
+  });
+  const workers = new Workers(pool, [spec('nudge-a'), spec('nudge-b')], {
+    clock: () => new Date(),
+    logger: createLogger('silent'),
+  });
+  workers.start();
+  try {
+    await eventually('the first look of each', () => claims('nudge-a') >= 1 && claims('nudge-b') >= 1);
+    workers.nudge(); // nothing enqueued since the start: wakes nobody
+    await enqueue(db.pool, [{ id: 'a1', kind: 'nudge-a', organizationId: 'org-1', payload: {} }]);
+    const [a, b] = [claims('nudge-a'), claims('nudge-b')];
+    workers.nudge();
+    await eventually('a1 handled', () => handled.includes('a1'));
+    assert.ok(claims('nudge-a') > a, 'the enqueued kind looked again');
+    assert.is(claims('nudge-b'), b, 'the other kind did not');
+    workers.nudge('nudge-b');
+    await eventually('b looked again', () => claims('nudge-b') > b);
+  } finally {
+    await workers.stop();
+  }
+});
+
+test('a retry of its own wakes the worker when it comes due, not at its next poll', async ({ db }) => {
+  const attempts: number[] = [];
+  const workers = new Workers(
+    db.pool,
+    [
+      {
+        kind: 'retry-soon',
+        concurrency: 1,
+        pollMs: 600_000,
+        async handle(item) {
+          attempts.push(item.attempts);
+          if (item.attempts > 1) return { status: 'done' };
+          return { status: 'retry', at: new Date(Date.now() + 50), error: 'not yet' };
+        },
+      },
+    ],
+    { clock: () => new Date(), logger: createLogger('silent') },
+  );
+  await enqueue(db.pool, [{ id: 'r1', kind: 'retry-soon', organizationId: 'org-1', payload: {} }]);
+  workers.start();
+  try {
+    // The poll is ten minutes away: only the retry's own wake-up claims it again.
+    await eventually('worked again', () => attempts.length === 2);
+    assert.equal(attempts, [1, 2]);
+  } finally {
+    await workers.stop();
+  }
+});
+
+test.run();
