@@ -41,7 +41,7 @@ const CONTENT_KEY = 'bench-content-key';
 // What the numbers of the last recorded run mean (written by hand after reading them; kept with the
 // section so that a rerun does not lose it; revise it when the numbers change).
 const READING =
-  'How to read it: a write answers after its events are committed and, for up to 5 s, after its read model shows them (read-your-writes; past 5 s it answers anyway). When the read models fall behind by more than that, every write takes 5 s or more, and those past 10 s count here as timeouts (autocannon gives up; the service still commits them: the deliveries count every inserted row, timed out or not). The recorded run was on a machine shared with other test suites (load average 25-30 on 2 cores): the service process got a fraction of a core, the projections fell behind within seconds, and the lag took 25 s to drain after the load. The 5 s lag target and zero errors are not shown by this run; measure again on a quiet machine before judging them.';
+  'How to read it: measured on a quiet machine (nothing else running). A write answers after its events are committed and, for up to 5 s, after its read model shows them (read-your-writes), so write latency is mostly how far the read models are behind. Three changes brought the writes from a p50 of 1.5-2 s (p99 5-6 s) to 0.3-0.6 s (p99 about 1 s) with five times the throughput: readers of the log are held back only by transactions that may append (a webhook-reactor batch of 12 s, one query per event, used to stall all 23 projections; see docs/architecture.md, "Gap-free global order"), projections and the work queue have a pool of their own (DB_BACKGROUND_POOL_SIZE), and commands of one process on one stream take turns (the PATCH group writes one column: they raced, lost on the revision and read again). The lag counts, for each projection, every event after its stored checkpoint (idle projections store theirs once a second), summed: thousands under load even when every read model is within a few seconds of the log. After the load, every read model was within a second of the log in under a second; a lag of exactly zero waits for the background work the load left behind (the column run in flight, up to 4.7 s, and the webhook messages of the last inserted rows) to stop appending, which took a little longer than the 5 s target.';
 
 /** The service's resident set size in MiB, from /proc (Linux); undefined elsewhere. */
 function rssMiB(pid: number): number | undefined {
@@ -259,13 +259,14 @@ try {
   loading = false;
   underLoad = false;
   let lagMs: number | undefined;
+  // Also when every read model is within a second of the log again: background work the load left
+  // (the run in flight, queued deliveries) still appends, so a lag of exactly zero waits for it too.
+  let currentMs: number | undefined;
   while (performance.now() - endedAt < 120_000) {
-    if (
-      (await scrape(url).then(
-        (s) => s.lag,
-        () => -1,
-      )) === 0
-    ) {
+    const sample = await scrape(url).catch(() => undefined);
+    if (currentMs === undefined && sample && Math.max(0, ...sample.behind.values()) < 1)
+      currentMs = performance.now() - endedAt;
+    if (sample?.lag === 0) {
       lagMs = performance.now() - endedAt;
       break;
     }
@@ -330,7 +331,7 @@ try {
     )}.`,
     `Events in the log at the end, the most frequent types: ${logged}.`,
     `Projections furthest behind under load (largest lag in seconds): ${furthestBehind(scrapes)}.`,
-    `Projection lag back to zero ${lagMs === undefined ? 'not within 120 s' : `${(lagMs / 1000).toFixed(2)} s`} after the load ended (target: 5 s).`,
+    `Projection lag back to zero ${lagMs === undefined ? 'not within 120 s' : `${(lagMs / 1000).toFixed(2)} s`} after the load ended (target: 5 s); every read model within 1 s of the log ${currentMs === undefined ? 'not within 120 s' : `${(currentMs / 1000).toFixed(2)} s`} after it.`,
   ];
   for (const f of facts) console.log(f);
   await writeBenchmarkSection(
