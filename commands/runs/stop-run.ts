@@ -5,7 +5,7 @@ import { recordAll, stoppedAppends } from '../../src/domain/runs/record.ts';
 import { columnRunStream, eventIdOf, RUN_ROW, runStream } from '../../src/domain/runs/run-state.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import type { AppDeps } from '../../src/http/app.ts';
-import { cancelGroup } from '../../src/work/queue.ts';
+import { cancelGroup } from '../../src/work/groups.ts';
 
 /**
  * Stops a run: the stop is recorded first, then the rows still waiting are taken off the queue for good

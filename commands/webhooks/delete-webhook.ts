@@ -10,7 +10,7 @@ import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webho
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
-import { cancelPending } from '../../src/work/queue.ts';
+import { cancelPending } from '../../src/work/groups.ts';
 
 export const deleteWebhook = subscriptionStream.decider((_command: Record<string, never>, state, now) => {
   if (!state.exists) throw subscriptionNotFound(state.id);

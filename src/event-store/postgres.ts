@@ -18,28 +18,9 @@ import type {
 } from './port.ts';
 import { comparePositions, START } from './port.ts';
 import { LiveTail } from './postgres-live-tail.ts';
+import { COLUMNS, COLUMNS_BUT_KEPT, type EventRow, recordedOf } from './postgres-rows.ts';
 import type { EventRegistry } from './registry.ts';
 
-interface EventRow {
-  position: string;
-  tx_id: string;
-  stream_name: string;
-  stream_revision: string;
-  event_id: string;
-  type: string;
-  /** Null in a read that takes it from this process's own appends (see readAll). */
-  data: unknown;
-  metadata: Record<string, unknown>;
-  recorded_at: Date;
-}
-
-const COLUMNS =
-  'position, tx_id::text AS tx_id, stream_name, stream_revision, event_id, type, data, metadata, recorded_at';
-/** As COLUMNS, without the data of events whose ids are $5 (see readAll). */
-const COLUMNS_BUT_KEPT = COLUMNS.replace(
-  ' data,',
-  ' CASE WHEN event_id = ANY($5::uuid[]) THEN NULL ELSE data END AS data,',
-);
 const UNIQUE_VIOLATION = '23505';
 
 interface AppendRow {
@@ -68,7 +49,7 @@ function isEventIdConflict(error: unknown): boolean {
 
 /**
  * The embedded default event store: one `events` table, appends through the `append_events` function
- * (one round trip), and a global read that stays below the oldest running transaction.
+ * (one round trip), and a global read that stays below the oldest running transaction that may append.
  */
 export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres';
@@ -230,7 +211,7 @@ export class PostgresEventStore implements EventStore {
        ORDER BY stream_revision ${backwards ? 'DESC' : 'ASC'} LIMIT $${params.length}`,
       params,
     );
-    return rows.map((r) => this.toRecorded(r));
+    return rows.map((r) => recordedOf(this.registry, r));
   }
 
   async readStreams(
@@ -245,7 +226,7 @@ export class PostgresEventStore implements EventStore {
        ORDER BY r.i, events.stream_revision`,
       [reads.map((r) => r.stream), reads.map((r) => String(r.from ?? 0n))],
     );
-    for (const row of rows) out.get(row.stream_name)!.push(this.toRecorded(row));
+    for (const row of rows) out.get(row.stream_name)!.push(recordedOf(this.registry, row));
     return out;
   }
 
@@ -256,7 +237,7 @@ export class PostgresEventStore implements EventStore {
                            ORDER BY stream_revision DESC LIMIT 1) AS events`,
       [[...new Set(streams)]],
     );
-    return new Map(rows.map((r) => [r.stream_name, this.toRecorded(r)]));
+    return new Map(rows.map((r) => [r.stream_name, recordedOf(this.registry, r)]));
   }
 
   /**
@@ -284,7 +265,7 @@ export class PostgresEventStore implements EventStore {
         kept ? [...kept.keys()] : null,
       ],
     );
-    return rows.map((r) => this.toRecorded(r, kept));
+    return rows.map((r) => recordedOf(this.registry, r, kept));
   }
 
   nudge(): void {
@@ -309,21 +290,5 @@ export class PostgresEventStore implements EventStore {
 
   async close(): Promise<void> {
     await this.tail.close();
-  }
-
-  private toRecorded(row: EventRow, kept?: ReadonlyMap<string, unknown>): RecordedEvent {
-    const recorded: RecordedEvent = {
-      id: row.event_id,
-      stream: row.stream_name,
-      revision: BigInt(row.stream_revision),
-      position: { commit: BigInt(row.tx_id), prepare: BigInt(row.position) },
-      type: row.type,
-      data: row.data,
-      metadata: row.metadata,
-      recordedAt: row.recorded_at,
-    };
-    // Read without its data: this process appended it, validated then and at the current version.
-    if (row.data === null && kept?.has(row.event_id)) return { ...recorded, data: kept.get(row.event_id) };
-    return this.registry.decode(recorded);
   }
 }

@@ -1,6 +1,6 @@
 import { AUTORUN_KIND } from '../../../projections/autorun/autorun.ts';
 import type { WorkerFactory } from '../../feature.ts';
-import { dueNow } from '../../work/queue.ts';
+import { dueNow } from '../../work/groups.ts';
 import { settleCredits } from './credits.ts';
 import type { RunCreatedData, RunEvent, RunFinishedData } from './events.ts';
 import { columnRunStream, eventIdOf, RUN_FINISH, runStream } from './run-state.ts';

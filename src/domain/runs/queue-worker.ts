@@ -1,7 +1,8 @@
 import { ROWS } from '../../../projections/rows/rows.ts';
 import { loadState } from '../../command.ts';
 import type { WorkerFactory } from '../../feature.ts';
-import { enqueueInGroup, existing } from '../../work/queue.ts';
+import { enqueueInGroup } from '../../work/groups.ts';
+import { existing } from '../../work/queue.ts';
 import { finishedAppends, queuedAppend, recordAll, stoppedAppends } from './record.ts';
 import { ROW_LEASE_MS } from './row-worker.ts';
 import { RUN_QUEUE, RUN_ROW, runRowItemId, runStream } from './run-state.ts';

@@ -1,7 +1,7 @@
 import { HEALTH } from '../../../projections/webhooks/deliveries.ts';
 import { handleCommand } from '../../command.ts';
 import type { AppDeps } from '../../http/app.ts';
-import { cancelPending } from '../../work/queue.ts';
+import { cancelPending } from '../../work/groups.ts';
 import type { WebhookAttempted } from './events.ts';
 import { DELIVERY_KIND } from './messages.ts';
 import { statusOf, subscriptionStream } from './subscription-state.ts';

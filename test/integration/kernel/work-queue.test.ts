@@ -1,13 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../../../src/logger.ts';
+import { cancelGroup, cancelPending, dueNow, enqueueInGroup } from '../../../src/work/groups.ts';
 import {
-  cancelGroup,
-  cancelPending,
   claim,
-  dueNow,
   enqueue,
-  enqueueInGroup,
   release,
   renew,
   requeue,
