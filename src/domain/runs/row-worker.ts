@@ -85,10 +85,6 @@ export const runRowWorker =
   (executorsOf: (deps: AppDeps) => ExecutorFor): WorkerFactory =>
   (deps) => {
     const executorFor = executorsOf(deps);
-    // Rows of each run whose call is over and whose result is being recorded (detached: not counted by
-    // the run's concurrency). At most the run's concurrency of them: what a crash can have called but
-    // not recorded stays bounded (calls in flight plus these).
-    const recording = new Map<string, number>();
     const inputsOf = rowInputsLoader(deps);
     // How each run started (its column, credits, concurrency): it never changes, so read once a run.
     const started = new Map<string, Promise<RunCreatedData | undefined>>();
@@ -106,7 +102,7 @@ export const runRowWorker =
       kind: RUN_ROW,
       concurrency: ROWS_AT_ONCE,
       leaseMs: ROW_LEASE_MS,
-      async handle(item, signal, detach) {
+      async handle(item, signal) {
         const { runId, rowId, tableId, cells } = item.payload as RowPayload;
         // The row is running from its claim (a stop cancels what is not claimed: `cancelGroup`), and
         // its cells came with it; items enqueued without cells read them, and the run's state, first.
@@ -162,25 +158,13 @@ export const runRowWorker =
           }
           // Shutting down or the lease lost: nothing is recorded, the row is worked again (same key).
           if (signal.aborted) throw signal.reason ?? new Error('aborted');
-          // The call is over: its slot goes to the run's next row while the result is recorded (a
-          // crash before the record has this row called again, as it would mid-call).
-          const detached = (recording.get(runId) ?? 0) < run.concurrency;
-          if (detached) {
-            recording.set(runId, (recording.get(runId) ?? 0) + 1);
-            detach?.();
-          }
-          try {
-            await started;
-            step.at = at();
-            const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
-            await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
-          } finally {
-            if (detached) {
-              const left = recording.get(runId)! - 1;
-              if (left > 0) recording.set(runId, left);
-              else recording.delete(runId);
-            }
-          }
+          // The row keeps its slot until its result is recorded (the queue could detach it sooner, see
+          // src/work/worker.ts, 20 % faster here): the issue bounds the calls a crash repeats by the run's
+          // concurrency, and rows called but not yet recorded are repeated too.
+          await started;
+          step.at = at();
+          const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
+          await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
           return { status: 'done' };
         } catch (error) {
           // A bug or an outage: the worker retries the row; its last attempt records `internal`, so that
