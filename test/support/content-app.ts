@@ -39,7 +39,9 @@ export async function startContentApp(
   const client = new ContentApiClient({
     baseUrl: fake.url,
     apiKey: TEST_CONTENT_KEY,
-    timeoutMs: 500,
+    // Long enough that a starved machine does not time out (and retry) answers the tests count exactly;
+    // the client's own timeout is tested in content-api-client.test.ts.
+    timeoutMs: 5_000,
     retry: { baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 3_000 },
     ...options.client,
   });
