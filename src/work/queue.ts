@@ -199,9 +199,7 @@ export async function settleMany(
 /**
  * Settles what `owner` finished and claims up to `limit` due items of a kind, in one round trip and one
  * transaction (migration 0015): the leases the settlements free count for the claim. A worker's loop
- * does this instead of a settle per item and a claim per freed slot. `detached` items (held by `owner`,
- * not finished) stop counting against their group's limit first (migration 0017), so their groups'
- * next items can be claimed while they finish.
+ * does this instead of a settle per item and a claim per freed slot.
  */
 export async function settleAndClaim(
   pool: Pool,
@@ -209,37 +207,23 @@ export async function settleAndClaim(
     kind: string;
     owner: string;
     settlements: readonly HeldSettlement[];
-    detached?: readonly string[];
     limit: number;
     leaseMs: number;
     now: Date;
   },
 ): Promise<WorkItem[]> {
-  const detached = input.detached ?? [];
-  if (input.settlements.length === 0 && detached.length === 0) return claim(pool, input);
-  const limit = Math.max(0, input.limit);
-  const { rows } =
-    detached.length === 0
-      ? await pool.query<ItemRow>('SELECT * FROM work_settle_claim($1, $2::jsonb, $3, $4, $5, $6)', [
-          input.owner,
-          settledJson(input.settlements),
-          input.kind,
-          input.now,
-          limit,
-          input.leaseMs,
-        ])
-      : await pool.query<ItemRow>(
-          'SELECT * FROM work_detach_settle_claim($1, $2, $3::jsonb, $4, $5, $6, $7)',
-          [
-            input.owner,
-            detached,
-            settledJson(input.settlements),
-            input.kind,
-            input.now,
-            limit,
-            input.leaseMs,
-          ],
-        );
+  if (input.settlements.length === 0) return claim(pool, input);
+  const { rows } = await pool.query<ItemRow>(
+    'SELECT * FROM work_settle_claim($1, $2::jsonb, $3, $4, $5, $6)',
+    [
+      input.owner,
+      settledJson(input.settlements),
+      input.kind,
+      input.now,
+      Math.max(0, input.limit),
+      input.leaseMs,
+    ],
+  );
   return rows.map(itemOf);
 }
 

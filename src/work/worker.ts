@@ -33,12 +33,9 @@ export interface WorkerSpec {
   /**
    * Does one item. May run more than once for one item (a holder that died mid-item), so what it
    * records must be idempotent (events with deterministic ids). A throw is retried with backoff, and
-   * after `MAX_THROWS` claims the item is dead. `detach` says the part of the item its group's limit is
-   * about is over (a run's row has had its call, only its result is left to record): the item keeps its
-   * lease and its slot in this process, but its group's next item can be claimed (migration 0017). Only
-   * with the default claim; a spec with its own `claim` ignores it.
+   * after `MAX_THROWS` claims the item is dead.
    */
-  handle(item: WorkItem, signal: AbortSignal, detach?: () => void): Promise<Outcome>;
+  handle(item: WorkItem, signal: AbortSignal): Promise<Outcome>;
   /**
    * How items are claimed, when not by `settleAndClaim`'s own claim (e.g. `claimSticky`,
    * src/work/batch.ts). Finished items are then settled in one statement before the claim.
@@ -80,8 +77,6 @@ export class Worker {
   private readonly inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>();
   /** Finished items whose outcome is not stored yet (still in `inFlight`: their slots stay taken). */
   private toSettle: HeldSettlement[] = [];
-  /** Items in flight that no longer count against their group's limit, not stored yet. */
-  private toDetach: string[] = [];
   private readonly owner: string;
   private readonly leaseMs: number;
   private readonly pollMs: number;
@@ -147,13 +142,11 @@ export class Worker {
     const batch = Math.max(1, Math.ceil(this.spec.concurrency / 4));
     while (!this.stopped) {
       const settling = this.toSettle.splice(0);
-      const detaching = this.spec.claim ? [] : this.toDetach.splice(0);
       const free = this.spec.concurrency - this.inFlight.size + settling.length;
       // With more due and nothing to settle, claim once a quarter of the slots are free (or a poll
       // interval has passed): one round trip for several items, not one per item that finishes.
       const waited = performance.now() - lastClaim;
-      const nothingToStore = settling.length === 0 && detaching.length === 0;
-      if (nothingToStore && busy && free < batch && this.inFlight.size > 0 && waited < this.pollMs) {
+      if (settling.length === 0 && busy && free < batch && this.inFlight.size > 0 && waited < this.pollMs) {
         await this.pause(this.pollMs - waited, true);
         continue;
       }
@@ -168,7 +161,7 @@ export class Worker {
         };
         const items = this.spec.claim
           ? await this.settleThenClaim(this.spec.claim, settling, request)
-          : await settleAndClaim(this.pool, { ...request, settlements: settling, detached: detaching });
+          : await settleAndClaim(this.pool, { ...request, settlements: settling });
         for (const { id } of settling) this.inFlight.delete(id);
         lastClaim = performance.now();
         claimed = items.length;
@@ -178,7 +171,6 @@ export class Worker {
       } catch (error) {
         // Not stored: settled with the next round trip (the items keep their slots and leases meanwhile).
         this.toSettle.unshift(...settling);
-        this.toDetach.unshift(...detaching);
         failures++;
         this.options.logger.warn({ err: error, kind: this.spec.kind }, 'work claim failed; retrying');
         await this.pause(backoffMs(failures), true);
@@ -186,8 +178,8 @@ export class Worker {
       }
       busy = claimed > 0 && claimed === free;
       idle = claimed === 0 && settling.length === 0 && this.inFlight.size === 0 ? idle + 1 : 0;
-      // Items that finished (or detached) during the round trip are stored, and slots refilled, at once.
-      if ((this.toSettle.length > 0 || this.toDetach.length > 0) && !this.stopped) continue;
+      // Items that finished during the round trip are stored, and slots refilled, at once.
+      if (this.toSettle.length > 0 && !this.stopped) continue;
       if (busy) await this.pause(this.pollMs, true);
       else await this.pause(idle > 1 ? this.idlePollMs(idle) : this.pollMs);
     }
@@ -235,14 +227,8 @@ export class Worker {
 
   private async handle(item: WorkItem, signal: AbortSignal): Promise<void> {
     let outcome: Outcome;
-    // A detach after the outcome would reach the item's next claim: it is ignored.
-    let settled = false;
     try {
-      outcome = await this.spec.handle(item, signal, () => {
-        if (this.spec.claim || settled) return;
-        this.toDetach.push(item.id);
-        this.wake?.();
-      });
+      outcome = await this.spec.handle(item, signal);
     } catch (error) {
       if (signal.aborted) {
         // Released at stop, or taken over: not this holder's to settle.
@@ -260,7 +246,6 @@ export class Worker {
               error: message,
             };
     }
-    settled = true;
     // The outcome is recorded already (events); the loop stores the settlement with its next round trip.
     this.toSettle.push({ id: item.id, outcome });
     this.wake?.();

@@ -158,9 +158,9 @@ export const runRowWorker =
           }
           // Shutting down or the lease lost: nothing is recorded, the row is worked again (same key).
           if (signal.aborted) throw signal.reason ?? new Error('aborted');
-          // The row keeps its slot until its result is recorded (the queue could detach it sooner, see
-          // src/work/worker.ts, 20 % faster here): the issue bounds the calls a crash repeats by the run's
-          // concurrency, and rows called but not yet recorded are repeated too.
+          // The row keeps its slot until its result is recorded (freeing it at the call's end measured
+          // 20 % faster): the issue bounds the calls a crash repeats by the run's concurrency, and rows
+          // called but not yet recorded are repeated too.
           await started;
           step.at = at();
           const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
