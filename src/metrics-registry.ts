@@ -24,14 +24,14 @@ export const eventsAppended = new Counter({
 
 export const projectionLagEvents = new Gauge({
   name: 'stk_projection_lag_events',
-  help: "Events in the log after the projection's checkpoint",
+  help: 'Events the projection applies that are in the log after its checkpoint (events of other types change nothing it shows)',
   labelNames: ['projection'] as const,
   registers: [metricsRegistry],
 });
 
 export const projectionLagSeconds = new Gauge({
   name: 'stk_projection_lag_seconds',
-  help: 'Age of the oldest event the projection has not applied yet (0 when caught up)',
+  help: 'Age of the oldest event of its types the projection has not applied yet (0 when caught up)',
   labelNames: ['projection'] as const,
   registers: [metricsRegistry],
 });

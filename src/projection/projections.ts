@@ -1,12 +1,10 @@
 import type { Pool } from '../db/pool.ts';
 import type { EventStore, Position } from '../event-store/port.ts';
-import { comparePositions } from '../event-store/port.ts';
 import { checkpoints } from './checkpoints.ts';
 import { ProjectionRunner, type RunnerOptions } from './runner.ts';
+import { lagOf } from './status-admin.ts';
 import type { Projection, ProjectionState, ProjectionStatus } from './types.ts';
 import { VersionRebuilds } from './version-rebuilds.ts';
-
-const LAG_SCAN_LIMIT = 10_000;
 
 const SERVING = new Set<ProjectionState>(['running', 'catching_up', 'standby', 'rebuilding']);
 
@@ -110,19 +108,15 @@ export class Projections {
       [...this.runners.values()].map(async (runner) => {
         const row = rows.get(runner.projection.name);
         const position = row?.position ?? runner.position;
-        const behind =
-          comparePositions(position, head) < 0
-            ? await this.store.readAll({ from: position, limit: LAG_SCAN_LIMIT })
-            : [];
-        const oldest = behind[0];
+        const lag = await lagOf(this.store, this.pool, position, head, runner.projection.handles);
         return {
           name: runner.projection.name,
           version: runner.projection.version,
           state: row?.state === 'failed' ? 'failed' : runner.currentState,
           checkpoint: { commit: String(position.commit), prepare: String(position.prepare) },
           head: { commit: String(head.commit), prepare: String(head.prepare) },
-          lagEvents: behind.length,
-          lagSeconds: oldest ? Math.max(0, (Date.now() - oldest.recordedAt.getTime()) / 1000) : 0,
+          lagEvents: lag.events,
+          lagSeconds: lag.seconds,
           eventsApplied: row?.eventsApplied ?? 0,
           lastError: row?.lastError ?? null,
           failedEventId: row?.failedEventId ?? null,

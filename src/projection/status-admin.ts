@@ -103,8 +103,10 @@ export async function projectionReports(
   for (const projection of projections) {
     const row = rows.get(projection.name);
     const record = rebuilds.get(projection.name);
+    // Only the events the read model applies count: the others change nothing it shows, and an idle
+    // projection stores its checkpoint past them only now and then (batch-committer.ts).
     const lag = row
-      ? await lagOf(store, pool, row.position, head)
+      ? await lagOf(store, pool, row.position, head, projection.handles)
       : { events: 0, atLeast: false, seconds: 0 };
     let rebuild: RebuildReport | null = null;
     if (record) {
