@@ -67,7 +67,10 @@ async function scrape(
   return {
     lag: values(/^stk_projection_lag_events\{[^}]*\} (\d+)/gm).reduce((n, v) => n + v, 0),
     behind,
-    waiting: values(/^stk_db_pool_connections\{state="waiting"\} (\d+)/gm)[0] ?? 0,
+    waiting: values(/^stk_db_pool_connections\{pool="\w+",state="waiting"\} (\d+)/gm).reduce(
+      (n, v) => n + v,
+      0,
+    ),
     loopMs: (values(/^stk_nodejs_eventloop_lag_seconds ([\d.e-]+)/gm)[0] ?? 0) * 1000,
   };
 }

@@ -52,8 +52,8 @@ export const projectionEventsApplied = new Gauge({
 
 export const dbPoolConnections = new Gauge({
   name: 'stk_db_pool_connections',
-  help: "The service's PostgreSQL pool at the scrape: total and idle connections, and callers waiting for one",
-  labelNames: ['state'] as const,
+  help: "The service's PostgreSQL pools at the scrape (requests; background: projections and workers): total and idle connections, and callers waiting for one",
+  labelNames: ['pool', 'state'] as const,
   registers: [metricsRegistry],
 });
 

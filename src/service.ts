@@ -76,6 +76,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
       logger,
       clock: () => new Date(),
       authenticate: parts.authenticator?.(pool),
+      backgroundPool: background,
     };
     // Started after the projections (their reactors enqueue), stopped before them.
     work = new Workers(

@@ -33,6 +33,8 @@ export interface AppDeps {
   authenticate?: Authenticator;
   /** The background workers (src/work/): absent in tests that run none. */
   work?: Workers;
+  /** The pool of projections and workers (DB_BACKGROUND_POOL_SIZE), when it is not `pool`: for /metrics. */
+  backgroundPool?: Pool;
 }
 
 const typed = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();

@@ -62,9 +62,12 @@ export async function renderMetrics(deps: AppDeps): Promise<string> {
     // The process metrics still help when the database does not answer; the gauges keep their last values.
     deps.logger.error({ err: error }, 'projection metrics could not be read');
   }
-  // Callers waiting for a connection: requests, projections and workers share the pool.
-  dbPoolConnections.set({ state: 'total' }, deps.pool.totalCount);
-  dbPoolConnections.set({ state: 'idle' }, deps.pool.idleCount);
-  dbPoolConnections.set({ state: 'waiting' }, deps.pool.waitingCount);
+  // Callers waiting for a connection: requests on one pool, projections and workers on the other.
+  const pools = { requests: deps.pool, background: deps.backgroundPool ?? deps.pool };
+  for (const [pool, { totalCount, idleCount, waitingCount }] of Object.entries(pools)) {
+    dbPoolConnections.set({ pool, state: 'total' }, totalCount);
+    dbPoolConnections.set({ pool, state: 'idle' }, idleCount);
+    dbPoolConnections.set({ pool, state: 'waiting' }, waitingCount);
+  }
   return metricsRegistry.metrics();
 }

@@ -2,6 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { metricsRoute } from '../../../queries/operations/metrics.ts';
+import { createPool } from '../../../src/db/pool.ts';
 import { SyncReport } from '../../../src/domain/content/sync-report.ts';
 import { instrumentEventStore } from '../../../src/event-store/instrumented.ts';
 import type { RouteModule } from '../../../src/http/app.ts';
@@ -107,6 +108,25 @@ test('projection lag and state: a poisoned projection shows failed and its lag',
   assert.is(sample(body, 'stk_projection_lag_events', { projection: 'ops_notes' }), 4);
   assert.ok((sample(body, 'stk_projection_lag_seconds', { projection: 'ops_notes' }) ?? -1) >= 0);
   assert.is(sample(body, 'stk_projection_events_applied', { projection: 'ops_notes' }), 5);
+});
+
+test('both pools are reported: requests and background work, each its own connections', async ({ t }) => {
+  const background = createPool(t.db.url, 3);
+  const held = await background.connect();
+  t.deps.backgroundPool = background;
+  try {
+    const body = (await scrape(t, `Bearer ${TOKEN}`)).body;
+    const of = (pool: string, state: string) => sample(body, 'stk_db_pool_connections', { pool, state });
+    assert.is(of('background', 'total'), 1, 'the one connection held on the background pool');
+    assert.is(of('background', 'idle'), 0);
+    assert.is(of('background', 'waiting'), 0);
+    assert.is(of('requests', 'total'), t.deps.pool.totalCount);
+    assert.ok((of('requests', 'idle') ?? 0) >= 1, 'the scrape returned its connection to the requests pool');
+  } finally {
+    t.deps.backgroundPool = undefined;
+    held.release();
+    await background.end();
+  }
 });
 
 test('events appended are counted by type through the instrumented store', async ({ t }) => {
