@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { sequencesProjection } from '../../projections/sequences/sequences.ts';
 import { handleCommand } from '../../src/command.ts';
 import {
-  checkSourceTable,
+  checkSequenceReferences,
   loadSequenceForWrite,
   newSequenceId,
   sequencePath,
@@ -62,7 +62,7 @@ export const createSequenceRoute: RouteModule = (app, deps) => {
     async (request, reply) => {
       const { organizationId } = principalOf(request);
       const { name, sourceTableId, steps } = request.body;
-      await checkSourceTable(deps.store, organizationId, sourceTableId);
+      await checkSequenceReferences(deps.store, organizationId, request.body);
       const sequenceId = newSequenceId();
       const view = await create(deps, request, {
         sequenceId,

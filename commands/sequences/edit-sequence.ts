@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ENROLLMENTS } from '../../projections/sequences/enrollments.ts';
-import { checkSourceTable, sequenceView } from '../../src/domain/sequences/access.ts';
+import { checkSequenceReferences, sequenceView } from '../../src/domain/sequences/access.ts';
 import type { SequenceEvent, SequenceStep } from '../../src/domain/sequences/events.ts';
 import { SEQUENCE_MACHINE, transition } from '../../src/domain/sequences/machines.ts';
 import { PatchSequenceBody, SequenceParams, SequenceSchema } from '../../src/domain/sequences/schemas.ts';
@@ -51,7 +51,7 @@ export const patchSequenceRoute: RouteModule = (app, deps) => {
       },
     },
     async (request) => {
-      await checkSourceTable(deps.store, principalOf(request).organizationId, request.body.sourceTableId);
+      await checkSequenceReferences(deps.store, principalOf(request).organizationId, request.body);
       return sequenceView(
         await onSequence(deps, request, request.params.sequenceId, editSequence, request.body),
       );

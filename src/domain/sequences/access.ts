@@ -3,6 +3,7 @@ import { loadState } from '../../command.ts';
 import { AppError } from '../../errors.ts';
 import type { EventStore } from '../../event-store/port.ts';
 import { idForm, randomId } from '../../ids.ts';
+import { promptStream } from '../prompts/prompt-state.ts';
 import { isTableId } from '../tables/ids.ts';
 import { tableStream } from '../tables/table-state.ts';
 import { ENROLLMENT_MACHINE, SEQUENCE_MACHINE } from './machines.ts';
@@ -61,18 +62,33 @@ export function readable<Row extends { organization_id: string }>(
 export const badReference = (path: string, message: string) =>
   new AppError('validation_failed', `Invalid ${path}: ${message}`, { errors: [{ path, message }] });
 
-/** `sourceTableId` must name a table of the organization. */
-export async function checkSourceTable(
+/**
+ * What a sequence names must be the organization's: its `sourceTableId` a table, each email step's
+ * `promptTemplateId` a prompt template (a template deleted later fails that step's draft instead).
+ */
+export async function checkSequenceReferences(
   store: EventStore,
   organizationId: string,
-  tableId: string | null | undefined,
+  body: { sourceTableId?: string | null; steps?: readonly { promptTemplateId?: string }[] },
 ) {
-  if (tableId === null || tableId === undefined) return;
-  const state = isTableId(tableId)
-    ? (await loadState(store, tableStream.name(tableId), tableStream)).state
-    : undefined;
-  if (!state?.exists || state.organizationId !== organizationId)
-    throw badReference('sourceTableId', `no table ${tableId} in this organization`);
+  const tableId = body.sourceTableId;
+  if (tableId !== null && tableId !== undefined) {
+    const state = isTableId(tableId)
+      ? (await loadState(store, tableStream.name(tableId), tableStream)).state
+      : undefined;
+    if (!state?.exists || state.organizationId !== organizationId)
+      throw badReference('sourceTableId', `no table ${tableId} in this organization`);
+  }
+  for (const [i, step] of (body.steps ?? []).entries()) {
+    const promptId = step.promptTemplateId;
+    if (promptId === undefined) continue;
+    const { state } = await loadState(store, promptStream.name(promptId), promptStream);
+    if (!state.exists || state.organizationId !== organizationId)
+      throw badReference(
+        `steps[${i}].promptTemplateId`,
+        `no prompt template ${promptId} in this organization`,
+      );
+  }
 }
 
 export const sequenceView = (state: SequenceState) => ({

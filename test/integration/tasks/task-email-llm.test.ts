@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { bearer, call } from '../../support/accounts.ts';
+import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { eventually } from '../../support/eventually.ts';
 import { type FakeChatCompletions, startFakeChatCompletions } from '../../support/fake-chat-completions.ts';
 import { createPrompt } from '../../support/prompts.ts';
@@ -138,6 +138,40 @@ test('a step prompt template is checked on save: a malformed id, or one on a ste
       ['steps[0].promptTemplateId'],
     );
   }
+});
+
+test('a step prompt template must exist in the organization, on create and on edit: else a 400 naming the step', async (ctx) => {
+  const { t, key } = ctx;
+  const theirs = await createPrompt(t.app, (await bootstrapAccount(t.app)).apiKey, {
+    name: 'theirs',
+    template: TEMPLATE,
+  });
+  const mine = await createPrompt(t.app, key, { name: 'mine', template: TEMPLATE });
+  const step = (promptTemplateId: string) => ({ type: 'email', waitDays: 0, promptTemplateId });
+  const noSuch = 'prm_0123456789abcdefghjk';
+  for (const id of [noSuch, theirs.id]) {
+    const res = await call(t.app, 'POST', '/api/sequences', {
+      headers: bearer(key),
+      body: { name: 'Refs', steps: [step(mine.id), step(id)] },
+    });
+    assert.is(res.status, 400, JSON.stringify(res.body));
+    assert.equal(
+      res.body.errors.map((e: { path: string }) => e.path),
+      ['steps[1].promptTemplateId'],
+    );
+  }
+  const created = await call(t.app, 'POST', '/api/sequences', {
+    headers: bearer(key),
+    body: { name: 'Refs', steps: [step(mine.id)] },
+  });
+  assert.is(created.status, 201, JSON.stringify(created.body));
+  const edit = await call(t.app, 'PATCH', `/api/sequences/${created.body.id}`, {
+    headers: bearer(key),
+    body: { steps: [step(noSuch)] },
+  });
+  assert.is(edit.status, 400, JSON.stringify(edit.body));
+  const kept = await call(t.app, 'GET', `/api/sequences/${created.body.id}`, { headers: bearer(key) });
+  assert.equal(kept.body.steps, created.body.steps, 'the refused edit changed nothing');
 });
 
 test.run();
