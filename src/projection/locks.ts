@@ -6,16 +6,25 @@ import type { Pool, PoolClient } from '../db/pool.ts';
  * A single bigint key shows there as classid (high 32 bits) and objid (low 32 bits), objsubid 1.
  */
 export async function advisoryLockHeld(db: Pool | PoolClient, key: string): Promise<boolean> {
-  const { rows } = await db.query<{ held: boolean }>(
-    `SELECT EXISTS (
+  return (await advisoryLocksHeld(db, [key])).has(key);
+}
+
+/** Which of these keys' advisory locks some session holds: one read of pg_locks for all of them. */
+export async function advisoryLocksHeld(
+  db: Pool | PoolClient,
+  keys: readonly string[],
+): Promise<Set<string>> {
+  const { rows } = await db.query<{ key: string }>(
+    `SELECT k.key FROM unnest($1::text[]) AS k(key)
+     WHERE EXISTS (
        SELECT 1 FROM pg_locks
        WHERE locktype = 'advisory' AND objsubid = 1 AND granted
          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-         AND ((classid::bigint << 32) | objid::bigint) = hashtext($1)::bigint
-     ) AS held`,
-    [key],
+         AND ((classid::bigint << 32) | objid::bigint) = hashtext(k.key)::bigint
+     )`,
+    [keys],
   );
-  return rows[0]!.held;
+  return new Set(rows.map((r) => r.key));
 }
 
 /** The advisory lock keys of the projection machinery, in one place. */

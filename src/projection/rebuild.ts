@@ -6,6 +6,7 @@ import { checkpoints } from './checkpoints.ts';
 import { lockKeys } from './locks.ts';
 import { rebuildCheckpointName, rebuildRecords } from './rebuild-records.ts';
 import { RebuildFailedError, RebuildWorker } from './rebuild-worker.ts';
+import { lagOf } from './status-admin.ts';
 import type { Projection } from './types.ts';
 
 export { RebuildFailedError, rebuildCheckpointName };
@@ -136,10 +137,5 @@ export async function countEventsAfter(
   types?: readonly string[],
 ): Promise<number | undefined> {
   if (store.kind !== 'postgres') return undefined;
-  const { rows } = await pool.query<{ n: string }>(
-    `SELECT count(*) AS n FROM events WHERE (tx_id, position) > ($1::text::xid8, $2::bigint)
-       AND ($3::text[] IS NULL OR type = ANY($3::text[]))`,
-    [from.commit < 0n ? '0' : String(from.commit), String(from.prepare), types ? [...types] : null],
-  );
-  return Number(rows[0]!.n);
+  return (await lagOf(store, pool, from, await store.head(), types)).events;
 }
