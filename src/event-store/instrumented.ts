@@ -23,12 +23,7 @@ function countAppended(events: readonly NewEvent[]): void {
  * store answers as a no-op is counted again: the counter is of successful append calls' events.
  */
 export class InstrumentedEventStore implements EventStore {
-  /** Present exactly when the inner store has it. */
-  readonly nudge?: () => void;
-
-  constructor(private readonly inner: EventStore) {
-    if (inner.nudge) this.nudge = () => inner.nudge?.();
-  }
+  constructor(private readonly inner: EventStore) {}
 
   get kind(): EventStore['kind'] {
     return this.inner.kind;

@@ -108,12 +108,6 @@ export interface EventStore {
   readLastEvents(streams: readonly string[]): Promise<Map<string, RecordedEvent>>;
   /** Events of every stream in global order, strictly after `from`; system events excluded. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
-  /**
-   * PostgreSQL only: a transaction of this process that may have held its followers back has committed
-   * (a projection's batch: readers of the log stay below the oldest transaction still running). The
-   * followers behind what this process has appended read again now rather than at their next poll.
-   */
-  nudge?(): void;
   /** Catches up from `from` (exclusive) and then follows new events live, until unsubscribed. */
   subscribeAll(from?: Position): Observable<RecordedEvent>;
   /** Position of the newest event in the log, or START when it is empty. */

@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { Observable } from 'rxjs';
 import { backoffMs } from '../db/backoff.ts';
-import { comparePositions, type Position, type RecordedEvent, START } from './port.ts';
+import type { Position, RecordedEvent } from './port.ts';
 
 type ReadPage = (from: Position, limit: number) => Promise<RecordedEvent[]>;
 
@@ -40,8 +40,6 @@ export class LiveTail {
   private readonly token = randomUUID();
   /** Counts wake-ups: a follower that was reading when one came reads again instead of sleeping. */
   private generation = 0;
-  /** The furthest position this process has appended: a follower short of it has events to come. */
-  private appendedUpTo: Position = START;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -58,12 +56,7 @@ export class LiveTail {
       let cursor = from;
       let wake: (() => void) | undefined;
       const onWake = () => wake?.();
-      // Only a follower short of this process's appends has anything to gain from a nudge.
-      const onNudge = () => {
-        if (comparePositions(cursor, this.appendedUpTo) < 0) wake?.();
-      };
       this.wakeups.on('wake', onWake);
-      this.wakeups.on('nudge', onNudge);
 
       const loop = async () => {
         await this.ensureListener();
@@ -100,7 +93,6 @@ export class LiveTail {
         active = false;
         wake?.();
         this.wakeups.off('wake', onWake);
-        this.wakeups.off('nudge', onNudge);
       };
     });
   }
@@ -122,22 +114,9 @@ export class LiveTail {
   }
 
   /** After a committed append: wake this process's followers now, other processes with a NOTIFY. */
-  appended(upTo: Position): void {
-    if (comparePositions(upTo, this.appendedUpTo) > 0) this.appendedUpTo = upTo;
+  appended(): void {
     this.wakeAll();
     this.notifyOthers();
-  }
-
-  /**
-   * A transaction of this process has committed that may have kept followers' reads short (they read
-   * only below the oldest transaction still running, and a projection's batch is one): those short of
-   * this process's appends read again now. Without it they would wait for the next append or poll, and
-   * a command waiting to read its own write would wait with them. A follower reading right now reads
-   * again after, as for a wake-up.
-   */
-  nudge(): void {
-    this.generation++;
-    this.wakeups.emit('nudge');
   }
 
   private wakeAll(): void {

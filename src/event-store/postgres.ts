@@ -16,7 +16,7 @@ import type {
   StreamAppend,
   StreamAppendOutcome,
 } from './port.ts';
-import { comparePositions, START } from './port.ts';
+import { START } from './port.ts';
 import { LiveTail } from './postgres-live-tail.ts';
 import { COLUMNS, COLUMNS_BUT_KEPT, type EventRow, recordedOf } from './postgres-rows.ts';
 import type { EventRegistry } from './registry.ts';
@@ -89,7 +89,7 @@ export class PostgresEventStore implements EventStore {
     const result = await this.settle(call, row);
     // Only events this call wrote (not an earlier append found again), before the followers wake.
     if (row.ok) this.appended.keep(call.events as { id: string; data: unknown }[], payload.length);
-    this.tail.appended(result.position);
+    this.tail.appended();
     return result;
   }
 
@@ -133,7 +133,7 @@ export class PostgresEventStore implements EventStore {
       }),
     );
     const landed = outcomes.flatMap((o) => (o.ok ? [o.result.position] : []));
-    if (landed.length > 0) this.tail.appended(landed.reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b)));
+    if (landed.length > 0) this.tail.appended();
     return outcomes;
   }
 
@@ -266,10 +266,6 @@ export class PostgresEventStore implements EventStore {
       ],
     );
     return rows.map((r) => recordedOf(this.registry, r, kept));
-  }
-
-  nudge(): void {
-    this.tail.nudge();
   }
 
   subscribeAll(from: Position = START): Observable<RecordedEvent> {

@@ -108,8 +108,6 @@ export class RebuildWorker {
       if (handled.length > 0) await this.projection.apply(handled, { tx, table: this.table });
       await checkpoints.advance(tx, this.checkpointName, last, handled.length);
     });
-    // Its transaction kept the live tail's readers below it (a command may be waiting on them).
-    this.store.nudge?.();
     this.position = last;
     this.processed += events.length;
   }

@@ -66,11 +66,7 @@ export class ProjectionRunner {
         this.state = 'failed';
       },
       onError: (error, context) => this.options.onError?.(error, context),
-      // A batch's transaction keeps the log's readers below it: once it commits, they go on at once.
-      committed: (applied) => {
-        this.store.nudge?.();
-        this.options.onCommitted?.(projection.name, applied);
-      },
+      committed: (applied) => this.options.onCommitted?.(projection.name, applied),
     });
   }
 

@@ -46,7 +46,7 @@ test('followers at the same cursor share one page read; each still gets every ev
   try {
     for (let round = 0; round < 5; round++) {
       log.push(...[1, 2, 3].map((i) => event(round * 3 + i)));
-      tail.appended(log.at(-1)!.position);
+      tail.appended();
       await eventually('every follower to see the round', () => seen.every((g) => g.length === log.length));
     }
     const expected = log.map((e) => (e.data as { n: number }).n);
@@ -86,57 +86,16 @@ test('a wake-up that comes while a read is under way is not lost: the followers 
     gate = new Promise<void>((resolve) => {
       open = resolve;
     });
-    tail.appended(START); // the followers start a read, held at the gate
+    tail.appended(); // the followers start a read, held at the gate
     await new Promise((r) => setTimeout(r, 20));
     log.push(event(1));
-    tail.appended(event(1).position); // committed after that read began
+    tail.appended(); // committed after that read began
     open();
     gate = undefined;
     await eventually('both followers to see the event', () => seen.every((g) => g.length === 1), 5_000);
     assert.equal(seen, [[1], [1]]);
   } finally {
     for (const s of subscriptions) s.unsubscribe();
-    await tail.close();
-  }
-});
-
-test('a nudge has the followers short of the appends of this process read again, and only them', async ({
-  db,
-}) => {
-  const log: RecordedEvent[] = [];
-  // Events appended but not yet safe to read (a transaction below them still running) stay hidden.
-  let safeUpTo = 0;
-  let reads = 0;
-  const readPage = async (from: Position, limit: number) => {
-    reads++;
-    return log
-      .filter((e) => comparePositions(e.position, from) > 0 && e.position.prepare <= safeUpTo)
-      .slice(0, limit);
-  };
-  const noNotify = { options: db.pool.options, query: async () => ({ rows: [] }) } as unknown as pg.Pool;
-  const tail = new LiveTail(noNotify, readPage, 100, { minMs: 600_000, maxMs: 600_000 });
-  const seen: number[] = [];
-  const subscription = tail.follow(START).subscribe((e) => seen.push((e.data as { n: number }).n));
-  try {
-    await eventually('the first read', () => reads === 1, 5_000);
-    log.push(event(1));
-    tail.appended(event(1).position);
-    await eventually('the read the append woke', () => reads === 2, 5_000);
-    assert.equal(seen, [], 'the event is not safe to read yet');
-
-    // What held it back commits: the nudge has the follower read again, with no append or poll.
-    safeUpTo = 1;
-    tail.nudge();
-    await eventually('the follower to see the event', () => seen.length === 1, 5_000);
-    assert.equal(seen, [1]);
-
-    // Caught up with every append of this process: a nudge has nothing to bring it.
-    const before = reads;
-    tail.nudge();
-    await new Promise((r) => setTimeout(r, 50));
-    assert.is(reads, before);
-  } finally {
-    subscription.unsubscribe();
     await tail.close();
   }
 });
