@@ -43,10 +43,10 @@ export function attemptAppends(records: readonly AttemptRecord[]) {
 /**
  * Attempts of a subscription held back while more of its messages are on their way (up to this many):
  * at thousands of messages a second an append left with 2 or 3 attempts, and each append costs the
- * database a commit, a read by the projections and a history batch. Half the messages claimed at once,
- * so the other half is being sent while the first half is recorded, settled and claimed again.
+ * database a commit, a read by the projections and a history batch. A quarter of the messages claimed
+ * at once: the others are being sent while these are recorded, settled and claimed again.
  */
-export const HOLD_UP_TO = CLAIMED_PER_SUBSCRIPTION / 2;
+export const HOLD_UP_TO = CLAIMED_PER_SUBSCRIPTION / 4;
 /** The longest an attempt is held (its subscription's other POSTs are slow): a backstop, not the rule. */
 export const HOLD_MS = 50;
 

@@ -8,17 +8,23 @@ import { attemptLogOf } from './attempt-log.ts';
 import { disable, disableReason } from './disable.ts';
 import type { WebhookAttempted } from './events.ts';
 import { pruneHistoryNowAndThen } from './history-retention.ts';
-import { DELIVERY_KIND, type DeliveryPayload, PER_SUBSCRIPTION_CONCURRENCY } from './messages.ts';
+import {
+  CLAIMED_PER_SUBSCRIPTION,
+  DELIVERY_KIND,
+  type DeliveryPayload,
+  PER_SUBSCRIPTION_CONCURRENCY,
+} from './messages.ts';
 import { uuidOf } from './signing.ts';
 import { forgetSubscription, subscriptionOf } from './subscription-cache.ts';
 import { statusOf } from './subscription-state.ts';
 
 /**
- * Messages this process holds at once, all subscriptions together: up to 64 of each subscription are
+ * Messages this process holds at once, all subscriptions together: up to 128 of each subscription are
  * claimed ahead (CLAIMED_PER_SUBSCRIPTION), of which 4 are being sent; the rest are recorded, settled
- * or waiting for a send slot, which costs a promise each, not a connection.
+ * or waiting for a send slot, which costs a promise each, not a connection. 8 subscriptions' worth, so
+ * that 8 slow receivers can hold this process's slots before the others wait for them.
  */
-const CONCURRENCY = 512;
+const CONCURRENCY = 8 * CLAIMED_PER_SUBSCRIPTION;
 
 /**
  * Delivers one message per work item: signed at each attempt, recorded as a WebhookAttempted whose id
