@@ -9,7 +9,8 @@
  * 2. Event-to-delivery latency at 200 events/s: one-row inserts paced at 200 a second for
  *    BENCH_LATENCY_SECONDS, each message timed from its event's time (the row's createdAt, the
  *    service clock) to its receipt; p50 and p99.
- * Knobs: BENCH_MESSAGES, BENCH_ROUNDS, BENCH_LATENCY_SECONDS; BENCH_PROFILE=<dir> writes a CPU profile of
+ * Knobs: BENCH_MESSAGES, BENCH_ROUNDS, BENCH_WARMUP_MESSAGES (an untimed pass of each side first, 1,000),
+ * BENCH_LATENCY_SECONDS; BENCH_PROFILE=<dir> writes a CPU profile of
  * each round's deliveries there. Where the PostgreSQL server preloads pg_stat_statements, each round
  * prints the service's statements per message.
  */
@@ -18,7 +19,9 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { Semaphore } from '../src/content-api/semaphore.ts';
+import { HOLD_UP_TO } from '../src/domain/webhooks/attempt-log.ts';
 import {
+  CLAIMED_PER_SUBSCRIPTION,
   DELIVERY_KIND,
   type DeliveryPayload,
   PER_SUBSCRIPTION_CONCURRENCY,
@@ -42,6 +45,7 @@ const SECTION = 'Webhooks';
 const settings = {
   messages: numberFromEnv('BENCH_MESSAGES', 10_000),
   rounds: numberFromEnv('BENCH_ROUNDS', 2),
+  warmUp: numberFromEnv('BENCH_WARMUP_MESSAGES', 1000),
   latencySeconds: numberFromEnv('BENCH_LATENCY_SECONDS', 10),
   eventsPerSecond: 200,
   batch: 1000,
@@ -134,12 +138,15 @@ try {
     const plain: number[] = [];
     const cpuOurs: string[] = [];
     const cpuPlain: string[] = [];
-    for (let round = 0; round < settings.rounds; round++) {
+    // One pass of each side on `messages` new messages; a warm-up pass (round -1) is not recorded.
+    const throughputRound = async (round: number, messages: number) => {
+      const warmUp = round < 0;
+      const name = warmUp ? 'warm-up' : String(round + 1);
       const sub = await subscribe(url, apiKey, { url: receiver.url, eventTypes: ['row.created'] });
-      for (let done = 0; done < settings.messages; done += settings.batch) {
-        await insert(Math.min(settings.batch, settings.messages - done));
+      for (let done = 0; done < messages; done += settings.batch) {
+        await insert(Math.min(settings.batch, messages - done));
       }
-      while ((await pendingOf(sub.id)) < settings.messages) await sleep(50);
+      while ((await pendingOf(sub.id)) < messages) await sleep(50);
       received = 0;
       // The read models done with the inserts, so that neither side's time pays for them.
       await settled();
@@ -147,15 +154,15 @@ try {
       let start = performance.now();
       let cpu = await cpuNow();
       const statements = await readStatements(deps.pool);
-      const profile = await profilePhase(`webhooks-service-${round + 1}`);
+      const profile = await profilePhase(`webhooks-service-${name}`);
       workers.start();
-      while (received < settings.messages) await sleep(5);
-      ours.push(settings.messages / ((performance.now() - start) / 1000));
+      while (received < messages) await sleep(5);
+      const oursRate = messages / ((performance.now() - start) / 1000);
       await profile.stop();
-      cpuOurs.push(cpuPerMessage(cpuSpent(cpu, await cpuNow()), settings.messages));
+      const oursCpu = cpuPerMessage(cpuSpent(cpu, await cpuNow()), messages);
       // Where pg_stat_statements is loaded: the database's statements per message, most time first.
-      const perStatement = statementsSpent(statements, await readStatements(deps.pool), settings.messages);
-      if (perStatement) log(`round ${round + 1}, the service's statements per message:\n${perStatement}`);
+      const perStatement = statementsSpent(statements, await readStatements(deps.pool), messages);
+      if (perStatement) log(`round ${name}, the service's statements per message:\n${perStatement}`);
       await workers.stop();
       workers = undefined;
 
@@ -183,14 +190,24 @@ try {
           }
         }),
       );
-      plain.push(rows.length / ((performance.now() - start) / 1000));
-      cpuPlain.push(cpuPerMessage(cpuSpent(cpu, await cpuNow()), rows.length));
+      const plainRate = rows.length / ((performance.now() - start) / 1000);
+      const plainCpu = cpuPerMessage(cpuSpent(cpu, await cpuNow()), rows.length);
       log(
-        `round ${round + 1}: service ${ours.at(-1)!.toFixed(0)}/s (CPU ms/message ${cpuOurs.at(-1)}), ` +
-          `plain client ${plain.at(-1)!.toFixed(0)}/s (${cpuPlain.at(-1)})`,
+        `round ${name}: service ${oursRate.toFixed(0)}/s (CPU ms/message ${oursCpu}), ` +
+          `plain client ${plainRate.toFixed(0)}/s (${plainCpu})`,
       );
+      if (!warmUp) {
+        ours.push(oursRate);
+        cpuOurs.push(oursCpu);
+        plain.push(plainRate);
+        cpuPlain.push(plainCpu);
+      }
       await call(url, 'DELETE', `/api/webhooks/${sub.id}`, { headers: bearer(apiKey) });
-    }
+    };
+    // Untimed: the JIT, the connections and the statements' plans warmed up on both sides, which the
+    // first timed round paid alone (its service side ran at a third to a half of the next rounds').
+    if (settings.warmUp > 0) await throughputRound(-1, settings.warmUp);
+    for (let round = 0; round < settings.rounds; round++) await throughputRound(round, settings.messages);
 
     // 2. Latency at 200 events/s, the workers running as in the service.
     workers = newWorkers();
@@ -276,9 +293,9 @@ try {
           'receiver (loopback, Node http) answers 200 at once. The messages are enqueued first (inserted rows, the ' +
           'reactor turning them into work items); the time runs from starting the workers until the receiver has ' +
           `them all: claims under leases, the subscription's ${PER_SUBSCRIPTION_CONCURRENCY} attempts at a time, ` +
-          'signing, the attempt recorded as an event, the item settled (64 messages claimed ahead, 4 being sent). The plain client POSTs the same bodies, ' +
+          `signing, the attempts recorded as events (up to ${HOLD_UP_TO} an event), the items settled with the next claim (${CLAIMED_PER_SUBSCRIPTION} messages claimed ahead, ${PER_SUBSCRIPTION_CONCURRENCY} being sent). The plain client POSTs the same bodies, ` +
           `signed the same way, with fetch, ${PER_SUBSCRIPTION_CONCURRENCY} at a time, recording nothing. ` +
-          `${settings.rounds} rounds, each pass on new messages.`,
+          `${settings.rounds} rounds, each pass on new messages, after an untimed pass of ${settings.warmUp.toLocaleString('en-US')} on each side.`,
         '',
         markdownTable(headers, table),
         '',
