@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import type { Readable } from 'node:stream';
 import { type Agent, request } from 'undici';
-import { type AddressPolicy, checkAddress } from './address-guard.ts';
+import { type AddressPolicy, checkAddressOnce } from './address-guard.ts';
 import type { HostRateLimit } from './host-rate-limit.ts';
 import type { OutboundResponse } from './outbound.ts';
 
@@ -69,7 +69,7 @@ export async function hop(step: Hop, ctx: HopContext): Promise<HopOutcome> {
   }
   const literal = url.hostname.replace(/^\[(.*)\]$/, '$1');
   if (isIP(literal)) {
-    const verdict = checkAddress(literal, ctx.policy);
+    const verdict = checkAddressOnce(literal, ctx.policy);
     if (!verdict.ok) return fail('target_not_allowed', `refused target: ${verdict.reason}`);
   }
   let waitedMs = 0;

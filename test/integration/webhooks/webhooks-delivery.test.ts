@@ -129,6 +129,15 @@ test('replay sends every message of a window again', async (ctx) => {
   await createTable(t.app, key, 'One');
   await createTable(t.app, key, 'Two');
   await eventually('two messages', async () => (await deliveries(t.app, key, sub.id)).length === 2);
+  // A replay sends again what is settled (docs/webhooks.md): the history shows an attempt once it is
+  // recorded, which is before its message is settled.
+  await eventually('both settled', async () => {
+    const { rows } = await t.deps.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM work_items WHERE group_key = $1 AND status = 'done'`,
+      [sub.id],
+    );
+    return rows[0]!.n === 2;
+  });
   const until = new Date(Date.now() + 1000).toISOString();
   const res = await call(t.app, 'POST', `/api/webhooks/${sub.id}/replay`, {
     headers: bearer(key),
