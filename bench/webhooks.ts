@@ -9,7 +9,8 @@
  * 2. Event-to-delivery latency at 200 events/s: one-row inserts paced at 200 a second for
  *    BENCH_LATENCY_SECONDS, each message timed from its event's time (the row's createdAt, the
  *    service clock) to its receipt; p50 and p99.
- * Knobs: BENCH_MESSAGES, BENCH_ROUNDS, BENCH_LATENCY_SECONDS; BENCH_PROFILE=<dir> writes a CPU profile of
+ * Knobs: BENCH_MESSAGES, BENCH_ROUNDS, BENCH_WARMUP_MESSAGES (an untimed pass of each side first, 1,000),
+ * BENCH_LATENCY_SECONDS; BENCH_PROFILE=<dir> writes a CPU profile of
  * each round's deliveries there. Where the PostgreSQL server preloads pg_stat_statements, each round
  * prints the service's statements per message.
  */
@@ -18,7 +19,9 @@ import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { Semaphore } from '../src/content-api/semaphore.ts';
+import { HOLD_UP_TO } from '../src/domain/webhooks/attempt-log.ts';
 import {
+  CLAIMED_PER_SUBSCRIPTION,
   DELIVERY_KIND,
   type DeliveryPayload,
   PER_SUBSCRIPTION_CONCURRENCY,
@@ -42,13 +45,14 @@ const SECTION = 'Webhooks';
 const settings = {
   messages: numberFromEnv('BENCH_MESSAGES', 10_000),
   rounds: numberFromEnv('BENCH_ROUNDS', 2),
+  warmUp: numberFromEnv('BENCH_WARMUP_MESSAGES', 1000),
   latencySeconds: numberFromEnv('BENCH_LATENCY_SECONDS', 10),
   eventsPerSecond: 200,
   batch: 1000,
 };
 // From the CPU columns and profiles of this script's runs: what each side's rate is made of.
 const WHAT_LIMITS_IT =
-  "What limits each. The plain client is bound by the POSTs' round trips on loopback, 4 at a time, and its CPU is the HTTP alone (client and receiver share this process). The service sends the same 4 at a time, but claims 64 of the subscription's messages ahead (sticky claims: one process holds a subscription's messages, so its 4 send slots bound every process's POSTs; migration 0018 updates the chosen items by id, where the claim's UPDATE had scanned the whole work_items table, settled items included) and records the attempts that finish together as one event in the subscription's attempt log (one WebhookAttemptsRecorded per batch, not a new stream and event per message; the history read model applies a batch in two statements) and settles their work items (one UPDATE) while the next POSTs go out. What is left is CPU per message: in this process the guarded HTTP client (undici, the SSRF-checked hop with its per-request timeout signals), the pg round trips (on loopback each write costs the sender the receiver's side too) and the batches' JSON and validation; in PostgreSQL the sticky claim (the largest statement), the settle, the attempt append and its projection, about one round trip per message in all, which the plain client does not spend. Idle workers of the other kinds poll less each time they find nothing (down to once a second), and projection commits that apply nothing, or only the webhook history, no longer wake them. Measured on a quiet machine the service spends about 1.1 ms of CPU a message (this process and PostgreSQL together), so two cores cap it near 1,800 messages a second, about 0.65x of the plain client: reaching 0.7x needs less CPU per message, not more concurrency. On two shared cores the rate follows CPU per message, so the ratio depends on the load. Before the sticky claims and group commits (claim, POST, record and settle in series within each of the 4 slots) it was 0.11x-0.14x; with them but a stream per attempt, 0.36x on a quiet machine.";
+  "What limits each. The plain client is bound by the POSTs' round trips on loopback, 4 at a time, and its CPU is the HTTP alone (client and receiver share this process). The service sends the same 4 at a time from 128 of the subscription's messages claimed ahead (sticky claims: one process holds a subscription's messages, so its 4 send slots bound every process's POSTs), and its database work is per batch, not per message: an attempt that succeeded is held while more of its subscription's messages are being sent, up to 32 of them go into one WebhookAttemptsRecorded (one append, one read by the projections, one history batch of two statements), and their work items are settled in the transaction of the next sticky claim (migration 0023: one round trip and one commit for both). That is 0.4-0.55 statements a message where it was 1.4-1.6 (appends had left with 2-3 attempts, claims with about 6 messages), and 0.2-0.3 ms of PostgreSQL CPU a message where it was 0.45-0.6; the settle with its sticky claim is the largest statement left, about 0.1 ms a message. With 64 claimed ahead the send slots stood idle while the first 32 were recorded, settled and claimed again (12 % of a round at a load of 6.7; 2 % with 128). In this process the guarded HTTP client (undici, one timer and one abort controller per request, an IP literal's SSRF verdict remembered) costs about what fetch costs the plain client: 0.3-0.55 ms of CPU a message on either side, the receiver included. So neither the service's process nor its PostgreSQL is the slower part any more; on a shared machine the ratio still moves with the load, since the service needs two processes scheduled (itself and PostgreSQL) where the plain client needs one. An untimed pass of each side comes first: the first timed round used to pay the JIT, the connections and the statements' plans alone. Earlier designs: claim, POST, record and settle in series within each of the 4 slots, 0.11x-0.14x; group commits with a stream per attempt, 0.36x; one event per batch of the attempts that finished together, 0.59x on a quiet machine (1.1 ms of CPU a message in all).";
 const BEHIND =
   "At 200 events/s the deliveries fall behind (they run at about 100 messages/s here), so the latency is the backlog's: the p50 and p99 say how far behind the last messages were, not the path of one message.";
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -134,12 +138,15 @@ try {
     const plain: number[] = [];
     const cpuOurs: string[] = [];
     const cpuPlain: string[] = [];
-    for (let round = 0; round < settings.rounds; round++) {
+    // One pass of each side on `messages` new messages; a warm-up pass (round -1) is not recorded.
+    const throughputRound = async (round: number, messages: number) => {
+      const warmUp = round < 0;
+      const name = warmUp ? 'warm-up' : String(round + 1);
       const sub = await subscribe(url, apiKey, { url: receiver.url, eventTypes: ['row.created'] });
-      for (let done = 0; done < settings.messages; done += settings.batch) {
-        await insert(Math.min(settings.batch, settings.messages - done));
+      for (let done = 0; done < messages; done += settings.batch) {
+        await insert(Math.min(settings.batch, messages - done));
       }
-      while ((await pendingOf(sub.id)) < settings.messages) await sleep(50);
+      while ((await pendingOf(sub.id)) < messages) await sleep(50);
       received = 0;
       // The read models done with the inserts, so that neither side's time pays for them.
       await settled();
@@ -147,15 +154,15 @@ try {
       let start = performance.now();
       let cpu = await cpuNow();
       const statements = await readStatements(deps.pool);
-      const profile = await profilePhase(`webhooks-service-${round + 1}`);
+      const profile = await profilePhase(`webhooks-service-${name}`);
       workers.start();
-      while (received < settings.messages) await sleep(5);
-      ours.push(settings.messages / ((performance.now() - start) / 1000));
+      while (received < messages) await sleep(5);
+      const oursRate = messages / ((performance.now() - start) / 1000);
       await profile.stop();
-      cpuOurs.push(cpuPerMessage(cpuSpent(cpu, await cpuNow()), settings.messages));
+      const oursCpu = cpuPerMessage(cpuSpent(cpu, await cpuNow()), messages);
       // Where pg_stat_statements is loaded: the database's statements per message, most time first.
-      const perStatement = statementsSpent(statements, await readStatements(deps.pool), settings.messages);
-      if (perStatement) log(`round ${round + 1}, the service's statements per message:\n${perStatement}`);
+      const perStatement = statementsSpent(statements, await readStatements(deps.pool), messages);
+      if (perStatement) log(`round ${name}, the service's statements per message:\n${perStatement}`);
       await workers.stop();
       workers = undefined;
 
@@ -183,14 +190,24 @@ try {
           }
         }),
       );
-      plain.push(rows.length / ((performance.now() - start) / 1000));
-      cpuPlain.push(cpuPerMessage(cpuSpent(cpu, await cpuNow()), rows.length));
+      const plainRate = rows.length / ((performance.now() - start) / 1000);
+      const plainCpu = cpuPerMessage(cpuSpent(cpu, await cpuNow()), rows.length);
       log(
-        `round ${round + 1}: service ${ours.at(-1)!.toFixed(0)}/s (CPU ms/message ${cpuOurs.at(-1)}), ` +
-          `plain client ${plain.at(-1)!.toFixed(0)}/s (${cpuPlain.at(-1)})`,
+        `round ${name}: service ${oursRate.toFixed(0)}/s (CPU ms/message ${oursCpu}), ` +
+          `plain client ${plainRate.toFixed(0)}/s (${plainCpu})`,
       );
+      if (!warmUp) {
+        ours.push(oursRate);
+        cpuOurs.push(oursCpu);
+        plain.push(plainRate);
+        cpuPlain.push(plainCpu);
+      }
       await call(url, 'DELETE', `/api/webhooks/${sub.id}`, { headers: bearer(apiKey) });
-    }
+    };
+    // Untimed: the JIT, the connections and the statements' plans warmed up on both sides, which the
+    // first timed round paid alone (its service side ran at a third to a half of the next rounds').
+    if (settings.warmUp > 0) await throughputRound(-1, settings.warmUp);
+    for (let round = 0; round < settings.rounds; round++) await throughputRound(round, settings.messages);
 
     // 2. Latency at 200 events/s, the workers running as in the service.
     workers = newWorkers();
@@ -276,9 +293,9 @@ try {
           'receiver (loopback, Node http) answers 200 at once. The messages are enqueued first (inserted rows, the ' +
           'reactor turning them into work items); the time runs from starting the workers until the receiver has ' +
           `them all: claims under leases, the subscription's ${PER_SUBSCRIPTION_CONCURRENCY} attempts at a time, ` +
-          'signing, the attempt recorded as an event, the item settled (64 messages claimed ahead, 4 being sent). The plain client POSTs the same bodies, ' +
+          `signing, the attempts recorded as events (up to ${HOLD_UP_TO} an event), the items settled with the next claim (${CLAIMED_PER_SUBSCRIPTION} messages claimed ahead, ${PER_SUBSCRIPTION_CONCURRENCY} being sent). The plain client POSTs the same bodies, ` +
           `signed the same way, with fetch, ${PER_SUBSCRIPTION_CONCURRENCY} at a time, recording nothing. ` +
-          `${settings.rounds} rounds, each pass on new messages.`,
+          `${settings.rounds} rounds, each pass on new messages, after an untimed pass of ${settings.warmUp.toLocaleString('en-US')} on each side.`,
         '',
         markdownTable(headers, table),
         '',

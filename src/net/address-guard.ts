@@ -70,6 +70,30 @@ export function checkAddress(address: string, policy: AddressPolicy): AddressVer
     : { ok: false, reason: `${shown} is a ${range} address (private network targets are not allowed)` };
 }
 
+/** Verdicts by policy (a policy is not changed once made) and address: at most this many each. */
+const verdicts = new WeakMap<AddressPolicy, Map<string, AddressVerdict>>();
+const VERDICTS_KEPT = 1000;
+
+/**
+ * `checkAddress`, remembered: a verdict depends on the address and the policy alone, and a webhook
+ * receiver or an API named by its IP is checked before every request (parsing and classifying it was
+ * a measurable part of a delivery's CPU).
+ */
+export function checkAddressOnce(address: string, policy: AddressPolicy): AddressVerdict {
+  let known = verdicts.get(policy);
+  if (!known) {
+    known = new Map();
+    verdicts.set(policy, known);
+  }
+  let verdict = known.get(address);
+  if (!verdict) {
+    verdict = checkAddress(address, policy);
+    if (known.size >= VERDICTS_KEPT) known.clear();
+    known.set(address, verdict);
+  }
+  return verdict;
+}
+
 /** Thrown from the connection's DNS lookup (and before connecting to a literal IP): never retried. */
 export class TargetNotAllowedError extends Error {
   readonly code = 'ERR_TARGET_NOT_ALLOWED';
@@ -87,7 +111,7 @@ export function guardedLookup(policy: AddressPolicy): LookupFunction {
     dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 0);
       const refused = addresses
-        .map((a) => checkAddress(a.address, policy))
+        .map((a) => checkAddressOnce(a.address, policy))
         .find((verdict): verdict is { ok: false; reason: string } => !verdict.ok);
       if (refused || addresses.length === 0) {
         const why = refused?.reason ?? 'no address';

@@ -1,6 +1,13 @@
 import type { Pool } from '../db/pool.ts';
 import type { Projection } from '../projection/types.ts';
-import { type claim, type ItemRow, itemOf, type WorkItem } from './queue.ts';
+import {
+  type claim,
+  type ItemRow,
+  itemOf,
+  type settleAndClaim,
+  settleAndClaimBy,
+  type WorkItem,
+} from './queue.ts';
 
 /**
  * Claims as `claim` does (src/work/queue.ts), except that a group whose items another owner holds is
@@ -14,6 +21,19 @@ export async function claimSticky(pool: Pool, input: Parameters<typeof claim>[1]
   const sql = 'SELECT * FROM work_claim_sticky($1, $2, $3, $4, $5)';
   const { rows } = await pool.query<ItemRow>(sql, [kind, now, limit, owner, leaseMs]);
   return rows.map(itemOf);
+}
+
+/**
+ * Settles what `owner` finished and claims as `claimSticky` does, in one round trip and one transaction
+ * (migration 0023): the leases the settlements free count for the group's limit. A worker whose spec
+ * names it (`settleAndClaim`) pays one commit per batch, not a settle's and a claim's.
+ */
+export async function settleAndClaimSticky(
+  pool: Pool,
+  input: Parameters<typeof settleAndClaim>[1],
+): Promise<WorkItem[]> {
+  if (input.settlements.length === 0) return claimSticky(pool, input);
+  return settleAndClaimBy('work_settle_claim_sticky', pool, input);
 }
 
 /**

@@ -213,17 +213,26 @@ export async function settleAndClaim(
   },
 ): Promise<WorkItem[]> {
   if (input.settlements.length === 0) return claim(pool, input);
-  const { rows } = await pool.query<ItemRow>(
-    'SELECT * FROM work_settle_claim($1, $2::jsonb, $3, $4, $5, $6)',
-    [
-      input.owner,
-      settledJson(input.settlements),
-      input.kind,
-      input.now,
-      Math.max(0, input.limit),
-      input.leaseMs,
-    ],
-  );
+  return settleAndClaimBy('work_settle_claim', pool, input);
+}
+
+/**
+ * `settleAndClaim` through a database function of its arguments (owner, settlements, kind, now, limit,
+ * lease): `work_settle_claim` (migration 0015), or another claim's (src/work/batch.ts).
+ */
+export async function settleAndClaimBy(
+  sqlFunction: string,
+  pool: Pool,
+  input: Parameters<typeof settleAndClaim>[1],
+): Promise<WorkItem[]> {
+  const { rows } = await pool.query<ItemRow>(`SELECT * FROM ${sqlFunction}($1, $2::jsonb, $3, $4, $5, $6)`, [
+    input.owner,
+    settledJson(input.settlements),
+    input.kind,
+    input.now,
+    Math.max(0, input.limit),
+    input.leaseMs,
+  ]);
   return rows.map(itemOf);
 }
 

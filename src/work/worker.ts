@@ -41,6 +41,11 @@ export interface WorkerSpec {
    * src/work/batch.ts). Finished items are then settled in one statement before the claim.
    */
   claim?: typeof claim;
+  /**
+   * How finished items are settled and the next claimed in one round trip, when not by `settleAndClaim`
+   * (e.g. `settleAndClaimSticky`, src/work/batch.ts). Takes precedence over `claim`.
+   */
+  settleAndClaim?: typeof settleAndClaim;
 }
 
 export interface WorkerOptions {
@@ -159,9 +164,11 @@ export class Worker {
           leaseMs: this.leaseMs,
           now: this.options.clock(),
         };
-        const items = this.spec.claim
-          ? await this.settleThenClaim(this.spec.claim, settling, request)
-          : await settleAndClaim(this.pool, { ...request, settlements: settling });
+        const items = this.spec.settleAndClaim
+          ? await this.spec.settleAndClaim(this.pool, { ...request, settlements: settling })
+          : this.spec.claim
+            ? await this.settleThenClaim(this.spec.claim, settling, request)
+            : await settleAndClaim(this.pool, { ...request, settlements: settling });
         for (const { id } of settling) this.inFlight.delete(id);
         lastClaim = performance.now();
         claimed = items.length;

@@ -1,23 +1,30 @@
 import { Semaphore } from '../../content-api/semaphore.ts';
 import type { AppDeps } from '../../http/app.ts';
-import { claimSticky } from '../../work/batch.ts';
+import { settleAndClaimSticky } from '../../work/batch.ts';
 import type { WorkItem } from '../../work/queue.ts';
 import type { Outcome, WorkerSpec } from '../../work/worker.ts';
 import { attemptMessage, skippedAttempt } from './attempt.ts';
-import { recordAttempt } from './attempt-log.ts';
+import { attemptLogOf } from './attempt-log.ts';
 import { disable, disableReason } from './disable.ts';
+import type { WebhookAttempted } from './events.ts';
 import { pruneHistoryNowAndThen } from './history-retention.ts';
-import { DELIVERY_KIND, type DeliveryPayload, PER_SUBSCRIPTION_CONCURRENCY } from './messages.ts';
+import {
+  CLAIMED_PER_SUBSCRIPTION,
+  DELIVERY_KIND,
+  type DeliveryPayload,
+  PER_SUBSCRIPTION_CONCURRENCY,
+} from './messages.ts';
 import { uuidOf } from './signing.ts';
 import { forgetSubscription, subscriptionOf } from './subscription-cache.ts';
 import { statusOf } from './subscription-state.ts';
 
 /**
- * Messages this process holds at once, all subscriptions together: up to 64 of each subscription are
+ * Messages this process holds at once, all subscriptions together: up to 128 of each subscription are
  * claimed ahead (CLAIMED_PER_SUBSCRIPTION), of which 4 are being sent; the rest are recorded, settled
- * or waiting for a send slot, which costs a promise each, not a connection.
+ * or waiting for a send slot, which costs a promise each, not a connection. 8 subscriptions' worth, so
+ * that 8 slow receivers can hold this process's slots before the others wait for them.
  */
-const CONCURRENCY = 512;
+const CONCURRENCY = 8 * CLAIMED_PER_SUBSCRIPTION;
 
 /**
  * Delivers one message per work item: signed at each attempt, recorded as a WebhookAttempted whose id
@@ -30,8 +37,9 @@ export const deliveryWorker = (deps: AppDeps): WorkerSpec => ({
   // Renewed every third of it while an attempt runs (up to 15 s); short, so that the attempts of a
   // process that died are taken over within seconds.
   leaseMs: 10_000,
-  // A subscription's claimed messages all in one process: its send slots bound every process's POSTs.
-  claim: claimSticky,
+  // Sticky claims: a subscription's claimed messages all in one process, so its send slots bound every
+  // process's POSTs. The finished messages are settled in the claim's transaction (migration 0023).
+  settleAndClaim: settleAndClaimSticky,
   handle: (item, signal) => deliver(deps, item, signal),
 });
 
@@ -51,7 +59,28 @@ function slotsOf(subscriptionId: string): Semaphore {
 
 export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal): Promise<Outcome> {
   const message = item.payload as DeliveryPayload;
-  const eventId = uuidOf(`${item.id}:${item.attempts}`);
+  const log = attemptLogOf(deps.store);
+  // Said before waiting for a send slot: the attempts recorded meanwhile wait for this one (attempt-log.ts).
+  log.begin(message.subscriptionId);
+  let recording = false;
+  const record = (record: WebhookAttempted) => {
+    recording = true;
+    return log.record({ eventId: uuidOf(`${item.id}:${item.attempts}`), record });
+  };
+  try {
+    return await attemptAndRecord(deps, item, message, signal, record);
+  } finally {
+    if (!recording) log.abandon(message.subscriptionId);
+  }
+}
+
+async function attemptAndRecord(
+  deps: AppDeps,
+  item: WorkItem,
+  message: DeliveryPayload,
+  signal: AbortSignal,
+  recordAttempt: (record: WebhookAttempted) => Promise<void>,
+): Promise<Outcome> {
   // The slot is held for the POST alone: recording and settling overlap the next messages' POSTs. The
   // subscription is read in it, so that a pause stops every message not yet being sent.
   const sent = await slotsOf(message.subscriptionId).run(async () => {
@@ -76,11 +105,11 @@ export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal
     // Not sent while paused or disabled, but shown in the history as skipped: a replay of its window
     // sends it once the subscription is active again.
     const record = skippedAttempt(sub, message, item.attempts, deps.clock());
-    await recordAttempt(deps.store, { eventId, record });
+    await recordAttempt(record);
     return { status: 'dead', error: record.response };
   }
   const { record, gone } = sent;
-  await recordAttempt(deps.store, { eventId, record });
+  await recordAttempt(record);
   // Off the delivery's path: a failed prune is tried again an hour later.
   pruneHistoryNowAndThen(deps).catch((err) =>
     deps.logger.warn({ err }, 'pruning the webhook history failed'),

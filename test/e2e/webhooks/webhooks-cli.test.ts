@@ -44,7 +44,11 @@ test('create | get | list | test | deliveries | redeliver | replay | rotate-secr
     return page.data.length === 2 && page.data;
   });
   const real = history.find((d: { test: boolean }) => !d.test);
-  const redelivered = await stk(ctx, ['webhooks', 'redeliver', created.id, real.id]);
+  // Refused (409) until the message is settled, which is after its attempt shows in the history.
+  const redelivered = await eventually('redelivered once settled', async () => {
+    const run = await stk(ctx, ['webhooks', 'redeliver', created.id, real.id]);
+    return !/still being delivered/.test(run.stderr) && run;
+  });
   assert.is(redelivered.code, 0, redelivered.stderr);
   await eventually('the redelivery', () => ctx.receiver.received.length >= 3);
   await eventually('settled', async () => {

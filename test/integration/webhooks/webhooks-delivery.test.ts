@@ -107,7 +107,12 @@ test('a message that spends the schedule is failed; redeliver sends it again wit
 
   receiver.answer = () => ({ status: 200 });
   const path = `/api/webhooks/${sub.id}/deliveries/${failed.id}/redeliver`;
-  const res = await call(t.app, 'POST', path, { headers: bearer(key) });
+  // The history shows the attempt once it is recorded, which is before its message is settled: until
+  // then a redelivery is refused as still being delivered (409), and taken once it is settled.
+  const res = await eventually('the message settled', async () => {
+    const answer = await call(t.app, 'POST', path, { headers: bearer(key) });
+    return answer.status !== 409 && answer;
+  });
   assert.is(res.status, 202, JSON.stringify(res.body));
   await eventually('the redelivery', () => receiver.received.length >= 4);
   assert.is(receiver.received[3]!.headers['webhook-id'], failed.id);
@@ -124,6 +129,15 @@ test('replay sends every message of a window again', async (ctx) => {
   await createTable(t.app, key, 'One');
   await createTable(t.app, key, 'Two');
   await eventually('two messages', async () => (await deliveries(t.app, key, sub.id)).length === 2);
+  // A replay sends again what is settled (docs/webhooks.md): the history shows an attempt once it is
+  // recorded, which is before its message is settled.
+  await eventually('both settled', async () => {
+    const { rows } = await t.deps.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM work_items WHERE group_key = $1 AND status = 'done'`,
+      [sub.id],
+    );
+    return rows[0]!.n === 2;
+  });
   const until = new Date(Date.now() + 1000).toISOString();
   const res = await call(t.app, 'POST', `/api/webhooks/${sub.id}/replay`, {
     headers: bearer(key),

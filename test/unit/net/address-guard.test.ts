@@ -1,6 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { checkAddress, DEFAULT_ADDRESS_POLICY, guardedLookup } from '../../../src/net/address-guard.ts';
+import {
+  checkAddress,
+  checkAddressOnce,
+  DEFAULT_ADDRESS_POLICY,
+  guardedLookup,
+} from '../../../src/net/address-guard.ts';
 
 const test = suite('SSRF address guard');
 
@@ -92,6 +97,22 @@ test('the guarded lookup answers as asked (one address, or all) when allowed', a
   assert.is(one.address, '127.0.0.1');
   const all = await lookup('127.0.0.1', true, open);
   assert.equal(all.address, [{ address: '127.0.0.1', family: 4 }]);
+});
+
+test('a remembered verdict is the verdict, asked again and under each policy of its own', () => {
+  const open = { allowPrivateNetwork: true };
+  const denying = { allowPrivateNetwork: true, deny: ['127.0.0.2'] };
+  for (const address of [...refused.map(([a]) => a!), '8.8.8.8', '2606:4700::1111', 'localhost']) {
+    for (const policy of [DEFAULT_ADDRESS_POLICY, open, denying]) {
+      const expected = checkAddress(address, policy);
+      assert.equal(checkAddressOnce(address, policy), expected, `${address} first`);
+      assert.equal(checkAddressOnce(address, policy), expected, `${address} again`);
+    }
+  }
+  // The same address, refused by one policy and allowed by another, whichever was asked first.
+  assert.ok(checkAddressOnce('127.0.0.2', open).ok);
+  assert.not.ok(checkAddressOnce('127.0.0.2', denying).ok);
+  assert.not.ok(checkAddressOnce('127.0.0.2', DEFAULT_ADDRESS_POLICY).ok);
 });
 
 test.run();
