@@ -38,7 +38,8 @@ export async function settleAndClaimSticky(
 
 /**
  * What a projection batch's commit wakes: the workers of the kinds the projection says it enqueues
- * (`enqueues`), or every worker when it does not say; nobody when the batch applied no event (only
+ * (`enqueues`), or of every kind when it does not say, and of those only the kinds this process has
+ * just enqueued items of (`Workers.nudgeEnqueued`); nobody when the batch applied no event (only
  * the checkpoint moved, as each projection's does once a second over events it does not handle). A
  * read model that commits often (the webhook history, at each batch of attempts) then wakes nobody:
  * every idle kind claiming after each such commit was a third of the database's statements per
@@ -46,14 +47,13 @@ export async function settleAndClaimSticky(
  */
 export function wakeOnCommit(
   projections: readonly Pick<Projection, 'name' | 'enqueues'>[],
-  workers: () => { nudge(kind?: string): void } | undefined,
+  workers: () => { nudgeEnqueued(kinds?: readonly string[]): void } | undefined,
 ): (projection: string, applied?: number) => void {
   const kinds = new Map(projections.map((p) => [p.name, p.enqueues]));
   return (projection, applied) => {
     const work = workers();
     if (!work || applied === 0) return;
     const wakes = kinds.get(projection);
-    if (wakes === undefined) work.nudge();
-    else for (const kind of wakes) work.nudge(kind);
+    if (wakes?.length !== 0) work.nudgeEnqueued(wakes);
   };
 }

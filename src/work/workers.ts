@@ -27,18 +27,27 @@ export class Workers {
   }
 
   /**
-   * Wakes the idle workers of a kind to claim at once; without a kind (after a projection's commit),
-   * those of every kind this process has enqueued items of within `NUDGE_WINDOW_MS`. Each commit woke
-   * every idle worker before: during a column run, most of the database's work was claims finding
-   * nothing. Items made due by the clock alone, or by another process, are found by the workers' poll.
+   * Wakes the idle workers of a kind to claim at once; without a kind, as `nudgeEnqueued()`.
    */
   nudge(kind?: string): void {
+    if (kind === undefined) return this.nudgeEnqueued();
+    for (const worker of this.workers) if (worker.spec.kind === kind) worker.nudge();
+  }
+
+  /**
+   * After a projection's commit: wakes the idle workers of those `kinds` (all kinds when absent) that
+   * this process has enqueued items of within `NUDGE_WINDOW_MS`. Each commit woke every idle worker
+   * before, and then every kind its projection may enqueue: during a column run, most claims found
+   * nothing (the webhook reactor's commits woke the deliveries with no subscription to deliver to).
+   * Items made due by the clock alone, or by another process, are found by the workers' poll.
+   */
+  nudgeEnqueued(kinds?: readonly string[]): void {
     const since = performance.now() - NUDGE_WINDOW_MS;
-    const all = kind === undefined && lastEnqueueOf('*') >= since;
+    const any = lastEnqueueOf('*') >= since;
     for (const worker of this.workers) {
-      const wake =
-        kind === undefined ? all || lastEnqueueOf(worker.spec.kind) >= since : worker.spec.kind === kind;
-      if (wake) worker.nudge();
+      const kind = worker.spec.kind;
+      if (kinds && !kinds.includes(kind)) continue;
+      if (any || lastEnqueueOf(kind) >= since) worker.nudge();
     }
   }
 

@@ -75,6 +75,41 @@ test('a general nudge wakes the kind that was enqueued, not the others; a named 
   }
 });
 
+test("a commit's nudge of named kinds wakes those of them just enqueued, not the others named", async ({
+  db,
+}) => {
+  const { pool, claims } = countingClaims(db.pool);
+  const handled: string[] = [];
+  const spec = (kind: string) => ({
+    kind,
+    concurrency: 2,
+    pollMs: 600_000,
+    async handle(item: { id: string }) {
+      handled.push(item.id);
+      return { status: 'done' as const };
+    },
+  });
+  const workers = new Workers(pool, [spec('named-a'), spec('named-b'), spec('named-c')], {
+    clock: () => new Date(),
+    logger: createLogger('silent'),
+  });
+  workers.start();
+  try {
+    await eventually('the first look of each', () =>
+      ['named-a', 'named-b', 'named-c'].every((k) => claims(k) >= 1),
+    );
+    await enqueue(db.pool, [{ id: 'c1', kind: 'named-c', organizationId: 'org-1', payload: {} }]);
+    const [a, b] = [claims('named-a'), claims('named-b')];
+    workers.nudgeEnqueued(['named-a', 'named-b']); // named, but nothing of theirs enqueued
+    workers.nudgeEnqueued(['named-c', 'named-a']);
+    await eventually('c1 handled', () => handled.includes('c1'));
+    assert.is(claims('named-a'), a, 'named, nothing enqueued: no claim');
+    assert.is(claims('named-b'), b);
+  } finally {
+    await workers.stop();
+  }
+});
+
 test('a retry of its own wakes the worker when it comes due, not at its next poll', async ({ db }) => {
   const attempts: number[] = [];
   const workers = new Workers(

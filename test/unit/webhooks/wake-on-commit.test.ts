@@ -4,11 +4,11 @@ import { DELIVERY_KIND } from '../../../src/domain/webhooks/messages.ts';
 import { service } from '../../../src/modules.ts';
 import { wakeOnCommit } from '../../../src/work/batch.ts';
 
-/** The kinds a commit woke: `all` for a nudge of every worker. */
+/** The kinds a commit woke (those of them with items just enqueued): `all` for every kind. */
 function woken(projections: Parameters<typeof wakeOnCommit>[0], projection: string, applied = 1): string[] {
   const kinds: string[] = [];
   const wake = wakeOnCommit(projections, () => ({
-    nudge: (kind?: string) => void kinds.push(kind ?? 'all'),
+    nudgeEnqueued: (wakes?: readonly string[]) => void kinds.push(...(wakes ?? ['all'])),
   }));
   wake(projection, applied);
   return kinds;
