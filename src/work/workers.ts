@@ -30,8 +30,8 @@ export class Workers {
    * Wakes the idle workers of a kind to claim at once; without a kind, as `nudgeEnqueued()`.
    */
   nudge(kind?: string): void {
-    if (kind === undefined) return this.nudgeEnqueued();
-    for (const worker of this.workers) if (worker.spec.kind === kind) worker.nudge();
+    if (kind === undefined) this.nudgeEnqueued();
+    else for (const worker of this.workers) if (worker.spec.kind === kind) worker.nudge();
   }
 
   /**

@@ -39,21 +39,23 @@ function countingClaims(pool: Pool) {
   return { pool: counted, claims: (kind: string) => claims.get(kind) ?? 0 };
 }
 
+/** Workers of a kind that note each item handled; polls far apart: every claim after the first is a nudge's. */
+const recordingSpec = (handled: string[]) => (kind: string) => ({
+  kind,
+  concurrency: 2,
+  pollMs: 600_000,
+  async handle(item: { id: string }) {
+    handled.push(item.id);
+    return { status: 'done' as const };
+  },
+});
+
 test('a general nudge wakes the kind that was enqueued, not the others; a named nudge wakes its kind', async ({
   db,
 }) => {
   const { pool, claims } = countingClaims(db.pool);
   const handled: string[] = [];
-  // Polls far apart: every claim after the first is a nudge's.
-  const spec = (kind: string) => ({
-    kind,
-    concurrency: 2,
-    pollMs: 600_000,
-    async handle(item: { id: string }) {
-      handled.push(item.id);
-      return { status: 'done' as const };
-    },
-  });
+  const spec = recordingSpec(handled);
   const workers = new Workers(pool, [spec('nudge-a'), spec('nudge-b')], {
     clock: () => new Date(),
     logger: createLogger('silent'),
@@ -80,15 +82,7 @@ test("a commit's nudge of named kinds wakes those of them just enqueued, not the
 }) => {
   const { pool, claims } = countingClaims(db.pool);
   const handled: string[] = [];
-  const spec = (kind: string) => ({
-    kind,
-    concurrency: 2,
-    pollMs: 600_000,
-    async handle(item: { id: string }) {
-      handled.push(item.id);
-      return { status: 'done' as const };
-    },
-  });
+  const spec = recordingSpec(handled);
   const workers = new Workers(pool, [spec('named-a'), spec('named-b'), spec('named-c')], {
     clock: () => new Date(),
     logger: createLogger('silent'),
