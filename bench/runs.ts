@@ -21,7 +21,9 @@ import { insertRows } from '../test/support/rows.ts';
 import { httpColumnTable, runEnded } from '../test/support/runs.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
 import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
+import { profilePhase } from './lib/cpu-profile.ts';
 import { measureInsertLatency } from './lib/insert-latency.ts';
+import { readStatements, statementsSpent } from './lib/pg-statements.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { describeTimeline, type Timeline, timelineOf } from './lib/run-timeline.ts';
@@ -152,6 +154,8 @@ try {
     const runOnce = async (): Promise<number> => {
       await server.checkpoint();
       const cpu = await cpuNow();
+      const statements = await readStatements(bench.deps.pool);
+      const profile = await profilePhase(`runs-${starts.length + 1}`);
       const start = performance.now();
       const res = await call(url, 'POST', `/api/tables/${tableId}/columns/${columns.result.id}/run`, {
         headers: bearer(key),
@@ -162,6 +166,15 @@ try {
       const run = await runEnded(url, key, res.body.id, 3_600_000);
       const seconds = (performance.now() - start) / 1000;
       cpuRuns.push(await perRow(cpu));
+      await profile.stop();
+      // Where pg_stat_statements is loaded (a DATABASE_URL server preloading it): statements per row.
+      const perStatement = statementsSpent(
+        statements,
+        await readStatements(bench.deps.pool),
+        settings.rows,
+        40,
+      );
+      if (perStatement) log(`the run's statements per row:\n${perStatement}`);
       if (run.counts.succeeded !== settings.rows) throw new Error(`run ended ${JSON.stringify(run)}`);
       timelines.push(await timelineOf(bench.deps.pool, res.body.id));
       log(`  ${describeTimeline(timelines.at(-1)!)}`);

@@ -7,6 +7,10 @@ export const RUNS = 'runs';
 export const RUN_ROWS = 'run_rows';
 
 type Event = RecordedOf<RunEvent>;
+/** What the fold of a run's rows reads of their events. */
+type RowEvent =
+  | { type: 'RunRowStarted'; data: { runId: string; rowId: string; at: string } }
+  | Pick<Extract<Event, { type: 'RunRowFinished' }>, 'type' | 'data'>;
 type RowStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
 
 interface RunRow {
@@ -34,15 +38,23 @@ const zero = (): Counts => ({ queued: 0, running: 0, succeeded: 0, failed: 0, sk
 
 /**
  * Runs and their rows as `GET /api/runs/...` shows them. Counts move with each row's events: a row
- * is queued, then running, then succeeded, failed or skipped (a row's events come once each: their ids
- * are deterministic). When every row of a run is settled, the run's end is enqueued here, in the
+ * is queued, then running (RunRowsStarted, or RunRowStarted in older logs), then succeeded, failed or
+ * skipped. A row's result comes once (its id is deterministic); a row may start twice (worked again
+ * after a crash, in another batch of starts): only a queued row starts. When every row of a run is settled, the run's end is enqueued here, in the
  * transaction that counted the last row: this is the one place that knows, without a race, that the
  * last row is done. (Its id is the run's: a rebuild enqueues nothing new while the item is kept.)
  */
 export const runsProjection: Projection<RunEvent> = {
   name: 'runs',
   version: 1,
-  handles: ['RunCreated', 'RunRowStarted', 'RunRowFinished', 'RunStopRequested', 'RunFinished'],
+  handles: [
+    'RunCreated',
+    'RunRowStarted',
+    'RunRowsStarted',
+    'RunRowFinished',
+    'RunStopRequested',
+    'RunFinished',
+  ],
   tables: {
     [RUNS]: (t) => [
       `CREATE TABLE ${t} (
@@ -156,10 +168,14 @@ const enqueueFinish = (tx: ApplyContext['tx'], organizationId: string, runId: st
 
 /** The batch's row events folded per row onto the stored rows, then the runs' counts moved by the difference. */
 async function applyRows(events: readonly Event[], { tx, table }: ApplyContext) {
-  const rowEvents = events.filter(
-    (e): e is Extract<Event, { type: 'RunRowStarted' | 'RunRowFinished' }> =>
-      e.type === 'RunRowStarted' || e.type === 'RunRowFinished',
-  );
+  // A batch of starts is its rows' starts, one after the other (the fold below is per row anyway).
+  const rowEvents = events.flatMap((e): RowEvent[] => {
+    if (e.type === 'RunRowsStarted') {
+      const { runId, rowIds, at } = e.data;
+      return rowIds.map((rowId) => ({ type: 'RunRowStarted', data: { runId, rowId, at } }));
+    }
+    return e.type === 'RunRowStarted' || e.type === 'RunRowFinished' ? [e] : [];
+  });
   if (rowEvents.length === 0) return;
   const t = table(RUN_ROWS);
   const keys = [...new Set(rowEvents.map((e) => `${e.data.runId} ${e.data.rowId}`))];
@@ -203,13 +219,28 @@ async function applyRows(events: readonly Event[], { tx, table }: ApplyContext) 
     }
   }
   if (changed.size === 0) return;
+  // Arrays, not a JSON recordset: the planner then knows the rows' number and updates each by its key
+  // (from a recordset it guessed 100 rows and scanned the run's rows: 0.9 ms a batch of 3,000).
+  const rowsChanged = [...changed.values()];
+  const column = <K extends keyof RunRow>(key: K) => rowsChanged.map((r) => r[key]);
   await tx.query(
     `UPDATE ${t} AS cur SET status = r.status, error_code = r.error_code, error_message = r.error_message,
        http_status = r.http_status, duration_ms = r.duration_ms, attempts = r.attempts, updated_at = r.updated_at
-     FROM json_to_recordset($1::json) AS r(run_id text, row_id text, status text, error_code text,
-       error_message text, http_status integer, duration_ms double precision, attempts integer, updated_at timestamptz)
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::integer[],
+       $7::double precision[], $8::integer[], $9::timestamptz[])
+       AS r(run_id, row_id, status, error_code, error_message, http_status, duration_ms, attempts, updated_at)
      WHERE cur.run_id = r.run_id AND cur.row_id = r.row_id`,
-    [JSON.stringify([...changed.values()])],
+    [
+      column('run_id'),
+      column('row_id'),
+      column('status'),
+      column('error_code'),
+      column('error_message'),
+      column('http_status'),
+      column('duration_ms'),
+      column('attempts'),
+      column('updated_at'),
+    ],
   );
   const { rows: settled } = await tx.query<{ id: string; organization_id: string; done: boolean }>(
     `UPDATE ${table(RUNS)} AS cur SET queued = cur.queued + d.queued, running = cur.running + d.running,

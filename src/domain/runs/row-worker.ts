@@ -9,7 +9,7 @@ import { rowCharge } from './credits.ts';
 import type { RunCreatedData, RunRowFinishedData } from './events.ts';
 import type { ExecutionOutcome, Executor, RunColumn } from './executor.ts';
 import { SKIP_CODES } from './executors/index.ts';
-import { finishedAppends, type RowStep, record, startedAppends, stoppedAppends } from './record.ts';
+import { finishedAppends, type RowStep, record, recordStart, stoppedAppends } from './record.ts';
 import { rowInputsLoader } from './row-inputs.ts';
 import { runRowWriter } from './row-writer.ts';
 import { RUN_ROW, rowIdempotencyKey, runStream } from './run-state.ts';
@@ -124,7 +124,7 @@ export const runRowWorker =
           // The start is recorded alongside the call, not before it: the call does not wait for the
           // round trip, and the result (below) is recorded only once the start is, so a cell never
           // goes back from its result to `running`.
-          started = record(deps.store, startedAppends({ ...step, at: at() }));
+          started = recordStart(deps.store, { ...step, at: at() });
           started.catch(() => {}); // awaited below; a failure is handled there, not left unhandled
           const columns = await tableColumns(deps, run);
           let outcome: ExecutionOutcome | { skipped: { code: string; message: string } };
