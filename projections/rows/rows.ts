@@ -142,6 +142,8 @@ export const rowsProjection: Projection<
 > = {
   name: 'rows',
   version: 1,
+  // A read model: its commits (one per batch of a run's rows) wake no worker.
+  enqueues: [],
   handles: ['RowsInserted', 'RowCellsChanged', 'RowDeleted', 'TableDeleted', ...RUN_CELL_EVENTS],
   tables: {
     // id sorts in creation order byte by byte (src/domain/rows/ids.ts): the primary key serves the

@@ -129,6 +129,14 @@ export const stoppedAppends = (step: RowStep): StreamAppend[] =>
     at: step.at,
   });
 
+/**
+ * The least time between two appends of rows' starts and results. Every append is a batch for each read
+ * model following runs (rows, runs, auto-run, webhooks: a transaction of five statements each), so
+ * appends back to back, as fast as round trips allow, cost the database more per row the faster it
+ * answered. A row waits this long at most for its result to be recorded.
+ */
+const RECORD_INTERVAL_MS = 10;
+
 /** What a row records: its start (merged with others' into one event a run) or its result's appends. */
 type Recorded = { start: RowStep } | { appends: StreamAppend[] };
 
@@ -156,6 +164,7 @@ async function submit(store: EventStore, item: Recorded): Promise<void> {
     writer = new GroupCommit((items: Recorded[]) => writeBatch(store, items), {
       maxBatch: 200,
       maxInFlight: 1,
+      minIntervalMs: RECORD_INTERVAL_MS,
     });
     writers.set(store, writer);
   }
