@@ -163,6 +163,8 @@ async function submit(store: EventStore, item: Recorded): Promise<void> {
   if (!writer) {
     writer = new GroupCommit((items: Recorded[]) => writeBatch(store, items), {
       maxBatch: 200,
+      // One batch at a time, in the order of submission: a row's result, submitted before its start
+      // has landed (row-worker.ts), can then never land before it.
       maxInFlight: 1,
       minIntervalMs: RECORD_INTERVAL_MS,
     });

@@ -99,4 +99,36 @@ test('cells go queued -> running -> done as rows start and finish; a rebuild rep
   assert.equal(await snapshot(t), before);
 });
 
+test("each row's start is in the log before its result, a fast target's rows too", async ({ t, target }) => {
+  const key = (await bootstrapAccount(t.app)).apiKey;
+  const { tableId, columns } = await httpColumnTable(t.app, key, target.url, 8);
+  await insertRows(
+    t.app,
+    key,
+    tableId,
+    Array.from({ length: 30 }, (_, i) => ({ n: String(i) })),
+  );
+  const res = await call(t.app, 'POST', `/api/tables/${tableId}/columns/${columns.result.id}/run`, {
+    headers: bearer(key),
+    body: { scope: 'all' },
+  });
+  const run = await runEnded(t.app, key, res.body.id);
+  assert.is(run.counts.succeeded, 30, JSON.stringify(run.counts));
+  // A result is submitted without waiting for its start to land: the writer keeps them in order.
+  const { rows: events } = await t.db.pool.query<{
+    type: string;
+    data: { rowId?: string; rowIds?: string[] };
+  }>(`SELECT type, data FROM events WHERE stream_name = $1 ORDER BY stream_revision`, [`run-${res.body.id}`]);
+  const started = new Set<string>();
+  let results = 0;
+  for (const { type, data } of events) {
+    if (type === 'RunRowsStarted') for (const rowId of data.rowIds!) started.add(rowId);
+    if (type === 'RunRowFinished') {
+      assert.ok(started.has(data.rowId!), `${data.rowId} finished before it started`);
+      results++;
+    }
+  }
+  assert.is(results, 30);
+});
+
 test.run();
