@@ -21,7 +21,9 @@ import { insertRows } from '../test/support/rows.ts';
 import { httpColumnTable, runEnded } from '../test/support/runs.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
 import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
+import { profilePhase } from './lib/cpu-profile.ts';
 import { measureInsertLatency } from './lib/insert-latency.ts';
+import { readStatements, statementsSpent } from './lib/pg-statements.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
 import { describeTimeline, type Timeline, timelineOf } from './lib/run-timeline.ts';
@@ -38,26 +40,36 @@ const settings = {
 };
 /** What limits the run's rate (measured and profiled; see the section it writes). */
 const RUNS_LIMITS = [
-  'What limits it: CPU per row, on two cores shared by PostgreSQL, the service (its workers and read',
-  "models), the target, the client and, while measured, other helpers' test suites (see the load",
-  'average above). A row is, as the issue asks, five events (its cell `queued`; `RunRowStarted` and',
-  "the cell `running`; `RunRowFinished` and the cell's result), each applied by the rows and runs",
-  'read models and read by the webhook reactor, and a work item claimed and settled: on the quiet',
-  "machine above 1.7-1.8 ms of the service's CPU and 3.3-3.7 ms of its PostgreSQL server's per row,",
-  'against under 0.2 ms for the plain client (CPU ms per row above). At 5 ms a row, two cores allow',
-  'about 400 rows/s, whatever the concurrency: 0.8x of the plain client (about 2,000/s on a quiet',
-  'machine) needs about 1 ms of CPU a row, which five durable events a row do not leave. A row holds',
-  "its slot of the run's concurrency until its result is recorded: freeing the slot once its call",
-  'returns (the item keeping its lease) measured about 20 % faster (0.21x), but a crash could then repeat',
-  'up to twice the concurrency of calls, and the issue promises at most the concurrency, so runs do',
-  'not. Results are appended one batch at a time (0.24 appends per row; four batches at once queued',
-  "on the run's stream's row lock, 6 of their 7 seconds), and idle workers no longer claim on every",
-  "commit and every 100 ms (from about 2,000 claims finding nothing per run, half the database's",
-  'time, to 300). Measured with pg_stat_statements and --cpu-prof. What is left, in order of what it',
-  "would save: the `running` cell (an event a row; the rows API could derive it from the row's",
-  "lease), claiming a run's rows ahead of their calls (a stop must then skip rows claimed but not",
-  'started: a start mark per batch), and the executor (undici through the SSRF-guarded dispatcher,',
-  'kept alive: about 0.35 ms a call).',
+  "What limits it: CPU per row and, now that a row costs less of it, each row's wait for its result",
+  'to be recorded, on two cores shared by PostgreSQL, the service (its workers and read models), the',
+  "target, the client and, while measured, other helpers' test suites (see the load average above). A",
+  "row's result is two events, as the issue asks (`RunRowFinished` on the run, its value or error in",
+  "its cell: `RowCellsChanged` on the row's stream, which auto-run and webhooks follow); its `queued`",
+  "and `running` cells come from the run's batched events (`RunRowsQueued` a step of rows,",
+  '`RunRowsStarted` an append), and a work item is claimed and settled. The CPU is mostly round',
+  'trips: 4.4-5.6 statements a row (pg_stat_statements, 3,000 rows), most of them read model batches:',
+  "every append of rows' starts and results (0.12-0.14 a row, at most one every 10 ms) is a",
+  'transaction of five statements and a read of the log for each of the rows, runs, auto-run and',
+  "webhook read models (the runs read model applies a batch in one statement); then the work queue's",
+  'claims and settlements (a claim updates its items by id since migration 0022: 1.4 -> 0.7 ms a',
+  'claim; the webhook key-expiry and delivery workers, woken by every webhook reactor commit, claim',
+  'nothing about 0.35 times a row) and the appends. Against five events a row (the version before',
+  'this work), over 10,000 rows: 664 and 688 rows/s (0.26x) with node 0.8-0.9 and postgres 1.0 ms of',
+  'CPU a row at load 2.7-3.3, where it took 1.7-1.8 and 3.3-3.7 ms for 334 and 318 rows/s (0.15x) on',
+  'a quiet machine. 0.8x of the plain client (about 2,000/s on a quiet machine) needs about 1 ms of',
+  "CPU a row, and, at concurrency 16, 8 ms a row from its claim to its slot's release, 5 of them the",
+  "call: a claim, an append of its result (waiting up to 10 ms for others' to share it: every 0, 5,",
+  '10, 15, 20 ms measured 6.9, 6.5, 4.9, 3.9, 3.1 statements a row, and rows/s fell beyond 10 ms) and',
+  "a settlement do not fit in the other 3. A row holds its slot of the run's concurrency until its",
+  'result is recorded: freeing the slot once its call returns (the item keeping its lease) measured',
+  'about 20 % faster (0.21x, before this work), but a crash could then repeat up to twice the',
+  'concurrency of calls, and the issue promises at most the concurrency, so runs do not. Measured',
+  'with pg_stat_statements and --cpu-prof. What is left, in order of what it would save: read models',
+  'taking the log in larger batches (one transaction per append per read model: waiting a few',
+  'milliseconds for more would cut most of their statements), commits waking only the workers of',
+  'kinds they enqueued (not every kind a reactor may enqueue), and the executor (undici through the',
+  'SSRF-guarded dispatcher, kept alive: about 0.2 ms a call, AbortSignal.any and a timeout signal per',
+  'request among it).',
 ].join(' ');
 /** What limits the insert -> result latency (the path it takes; see the section it writes). */
 const LATENCY_LIMITS = [
@@ -66,10 +78,12 @@ const LATENCY_LIMITS = [
   "reactor records a pending row, the auto-run worker starts a run (the start request's reads, the",
   "column's claim, the reservation), the run reactor and the run's queue worker enqueue its rows, a",
   "row worker claims, calls and records each, the runs read model counts the last and the run's end",
-  'settles its credits and releases the column. Rows inserted while a run holds the column wait for the',
-  'next run: here the runs took two or three rows each, and under this load each run took seconds, so',
-  "the wait grew with every row inserted (p99). Measured before the end of a run made the column's",
-  'waiting auto-run due at once: until then it looked again only after its one-second retry.',
+  'settles its credits and releases the column. Rows inserted while a run holds the column wait for',
+  'the next run: here the runs took two or three rows each, and under this load each run took',
+  "seconds, so the wait grew with every row inserted (p99). A run's end makes the column's waiting",
+  'auto-run due at once, and an auto-run that finds the column held by a run with no row left to run',
+  'looks again 50 ms later, not a second later: its retry could be stored after that end and miss it',
+  '(p99 over a second in some rounds before, also before this branch).',
 ].join(' ');
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const loadAtStart = loadavg()[0]!.toFixed(1);
@@ -152,6 +166,8 @@ try {
     const runOnce = async (): Promise<number> => {
       await server.checkpoint();
       const cpu = await cpuNow();
+      const statements = await readStatements(bench.deps.pool);
+      const profile = await profilePhase(`runs-${starts.length + 1}`);
       const start = performance.now();
       const res = await call(url, 'POST', `/api/tables/${tableId}/columns/${columns.result.id}/run`, {
         headers: bearer(key),
@@ -162,6 +178,15 @@ try {
       const run = await runEnded(url, key, res.body.id, 3_600_000);
       const seconds = (performance.now() - start) / 1000;
       cpuRuns.push(await perRow(cpu));
+      await profile.stop();
+      // Where pg_stat_statements is loaded (a DATABASE_URL server preloading it): statements per row.
+      const perStatement = statementsSpent(
+        statements,
+        await readStatements(bench.deps.pool),
+        settings.rows,
+        40,
+      );
+      if (perStatement) log(`the run's statements per row:\n${perStatement}`);
       if (run.counts.succeeded !== settings.rows) throw new Error(`run ended ${JSON.stringify(run)}`);
       timelines.push(await timelineOf(bench.deps.pool, res.body.id));
       log(`  ${describeTimeline(timelines.at(-1)!)}`);

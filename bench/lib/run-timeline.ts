@@ -22,7 +22,8 @@ export async function timelineOf(pool: Pool, runId: string): Promise<Timeline> {
   const created = of.get('RunCreated')?.first.getTime() ?? Number.NaN;
   const after = (at: Date | undefined) => (at ? at.getTime() - created : Number.NaN);
   return {
-    firstStart: after(of.get('RunRowStarted')?.first),
+    // RunRowsStarted since starts are batched; RunRowStarted in runs recorded before.
+    firstStart: after((of.get('RunRowsStarted') ?? of.get('RunRowStarted'))?.first),
     lastResult: after(of.get('RunRowFinished')?.last),
     ended: after(of.get('RunFinished')?.first),
   };

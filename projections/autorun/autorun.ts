@@ -94,7 +94,11 @@ export const autorunReactor: Projection<Handled extends RecordedOf<infer E> ? E 
     const events = batch as readonly Handled[];
     const tableIds = [...new Set(events.map((e) => e.data.tableId))];
     const columns = await loadColumns(tx, table, tableIds);
-    const organizations = await loadOrganizations(tx, table('autorun_tables'), tableIds);
+    // Only a column's creation needs its table's organization (TableCreated brings its own): the batches
+    // of a run's results, most of what this follows, read none.
+    const organizations = events.some((e) => e.type === 'ColumnCreated')
+      ? await loadOrganizations(tx, table('autorun_tables'), tableIds)
+      : new Map<string, string>();
     const changedColumns = new Set<string>();
     const removed = new Set<string>();
     const pending: Pending[] = [];

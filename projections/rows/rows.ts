@@ -3,6 +3,13 @@ import { type CellStatus, mergeCells, statusesAt } from '../../src/domain/rows/r
 import type { StoredRow } from '../../src/domain/rows/view.ts';
 import type { TableEvent } from '../../src/domain/tables/events.ts';
 import type { ApplyContext, Projection, RecordedOf } from '../../src/projection/types.ts';
+import {
+  isRunCellsEvent,
+  RUN_CELL_EVENTS,
+  type RunCellsEvent,
+  runCellStatus,
+  writeRunCells,
+} from './run-cells.ts';
 
 type TableDeletedEvent = RecordedOf<Extract<TableEvent, { type: 'TableDeleted' }>>;
 
@@ -44,17 +51,20 @@ interface Folded {
 interface Slot {
   row: Folded | undefined;
   changed: boolean;
+  /** Only a run's cell status changed (no new version): written by an update of the row as read. */
+  statusChanged?: boolean;
 }
 
 const keyOf = (tableId: string, rowId: string) => `${tableId} ${rowId}`;
 
-type Event = RecordedOf<RowEvent | RowBatchEvent>;
+type Event = RecordedOf<RowEvent | RowBatchEvent> | RunCellsEvent;
 
-/** The rows an event touches: every row of an insert batch, or the one row of a change. */
-const rowsOf = (event: Event): string[] =>
-  event.type === 'RowsInserted'
-    ? event.data.rows.map((r) => keyOf(event.data.tableId, r.rowId))
-    : [keyOf(event.data.tableId, event.data.rowId)];
+/** The rows an event touches: every row of an insert batch or of a run's event, or the one row of a change. */
+const rowsOf = (event: Event): string[] => {
+  if (event.type === 'RowsInserted') return event.data.rows.map((r) => keyOf(event.data.tableId, r.rowId));
+  if (isRunCellsEvent(event)) return event.data.rowIds.map((id) => keyOf(event.data.tableId, id));
+  return [keyOf(event.data.tableId, event.data.rowId)];
+};
 
 /**
  * The batch in memory, per row, on top of what the table holds: the same result as one statement per
@@ -92,6 +102,21 @@ function fold(events: readonly Event[], stored: ReadonlyMap<string, Folded>) {
       }
       continue;
     }
+    if (isRunCellsEvent(event)) {
+      for (const key of rowsOf(event)) {
+        const slot = slotOf(key);
+        const { row } = slot;
+        const status = row && runCellStatus(row.cell_status[event.data.columnId], event);
+        if (!row || !status) continue;
+        slot.row = {
+          ...row,
+          cell_status: { ...row.cell_status, [event.data.columnId]: status },
+          updated_at: event.data.at,
+        };
+        slot.statusChanged = true;
+      }
+      continue;
+    }
     const slot = slotOf(keyOf(event.data.tableId, event.data.rowId));
     const { row } = slot;
     const version = Number(event.revision) + 1;
@@ -113,11 +138,13 @@ function fold(events: readonly Event[], stored: ReadonlyMap<string, Folded>) {
 
 /** Rows of every table: cells and statuses keyed by column id (the table's current columns name them). */
 export const rowsProjection: Projection<
-  RowEvent | RowBatchEvent | Extract<TableEvent, { type: 'TableDeleted' }>
+  RowEvent | RowBatchEvent | RunCellsEvent | Extract<TableEvent, { type: 'TableDeleted' }>
 > = {
   name: 'rows',
   version: 1,
-  handles: ['RowsInserted', 'RowCellsChanged', 'RowDeleted', 'TableDeleted'],
+  // A read model: its commits (one per batch of a run's rows) wake no worker.
+  enqueues: [],
+  handles: ['RowsInserted', 'RowCellsChanged', 'RowDeleted', 'TableDeleted', ...RUN_CELL_EVENTS],
   tables: {
     // id sorts in creation order byte by byte (src/domain/rows/ids.ts): the primary key serves the
     // default order, paging by id and every lookup of a row. Filters and sorts on cells read a table's
@@ -189,9 +216,11 @@ async function insertFromLog(
 }
 
 /** Inserts the batch's events may copy in SQL: stored in the form the SQL reads, rows touched by nothing else. */
-function copiedInSql(events: readonly RecordedOf<RowEvent | RowBatchEvent>[]): string[] {
+function copiedInSql(events: readonly Event[]): string[] {
   const touched = new Set<string>();
-  for (const event of events) if (event.type !== 'RowsInserted') touched.add(rowsOf(event)[0]!);
+  for (const event of events) {
+    if (event.type !== 'RowsInserted') for (const key of rowsOf(event)) touched.add(key);
+  }
   return events
     .filter(
       (e): e is InsertEvent =>
@@ -203,11 +232,7 @@ function copiedInSql(events: readonly RecordedOf<RowEvent | RowBatchEvent>[]): s
     .map((e) => e.id);
 }
 
-async function applyRowEvents(
-  all: readonly RecordedOf<RowEvent | RowBatchEvent>[],
-  tx: ApplyContext['tx'],
-  t: string,
-): Promise<void> {
+async function applyRowEvents(all: readonly Event[], tx: ApplyContext['tx'], t: string): Promise<void> {
   // The rows of the inserts copied in SQL are touched by no other event here: the rest folds apart.
   const copied = await insertFromLog(tx, t, copiedInSql(all));
   const events = copied.size === 0 ? all : all.filter((e) => !copied.has(e.id));
@@ -231,9 +256,11 @@ async function applyRowEvents(
       for (const r of rows) stored.set(`${r.table_id} ${r.id}`, { ...r, revision: Number(r.revision) });
     }
     const upserts: Folded[] = [];
+    const statusOnly: Folded[] = [];
     const deletes: string[][] = [[], []];
     for (const [key, slot] of fold(events, stored)) {
       if (slot.row && slot.changed) upserts.push(slot.row);
+      else if (slot.row && slot.statusChanged) statusOnly.push(slot.row);
       else if (!slot.row && slot.changed) {
         // A row inserted and deleted within the batch is not there: deleting it anyway costs nothing.
         const [tableId, id] = key.split(' ') as [string, string];
@@ -247,6 +274,7 @@ async function applyRowEvents(
         deletes,
       );
     }
+    await writeRunCells(tx, t, statusOnly);
     if (upserts.length === 0) return;
     // One JSON parameter for the whole batch, as the other read models do.
     await tx.query(

@@ -7,42 +7,26 @@ export const RUNS = 'runs';
 export const RUN_ROWS = 'run_rows';
 
 type Event = RecordedOf<RunEvent>;
-type RowStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'skipped';
-
-interface RunRow {
-  run_id: string;
-  row_id: string;
-  status: RowStatus;
-  error_code: string | null;
-  error_message: string | null;
-  http_status: number | null;
-  duration_ms: number | null;
-  attempts: number | null;
-  updated_at: string;
-}
-
-interface Counts {
-  queued: number;
-  running: number;
-  succeeded: number;
-  failed: number;
-  skipped: number;
-  charged: number;
-}
-
-const zero = (): Counts => ({ queued: 0, running: 0, succeeded: 0, failed: 0, skipped: 0, charged: 0 });
 
 /**
  * Runs and their rows as `GET /api/runs/...` shows them. Counts move with each row's events: a row
- * is queued, then running, then succeeded, failed or skipped (a row's events come once each: their ids
- * are deterministic). When every row of a run is settled, the run's end is enqueued here, in the
+ * is queued, then running (RunRowsStarted, or RunRowStarted in older logs), then succeeded, failed or
+ * skipped. A row's result comes once (its id is deterministic); a row may start twice (worked again
+ * after a crash, in another batch of starts): only a queued row starts. When every row of a run is settled, the run's end is enqueued here, in the
  * transaction that counted the last row: this is the one place that knows, without a race, that the
  * last row is done. (Its id is the run's: a rebuild enqueues nothing new while the item is kept.)
  */
 export const runsProjection: Projection<RunEvent> = {
   name: 'runs',
   version: 1,
-  handles: ['RunCreated', 'RunRowStarted', 'RunRowFinished', 'RunStopRequested', 'RunFinished'],
+  handles: [
+    'RunCreated',
+    'RunRowStarted',
+    'RunRowsStarted',
+    'RunRowFinished',
+    'RunStopRequested',
+    'RunFinished',
+  ],
   tables: {
     [RUNS]: (t) => [
       `CREATE TABLE ${t} (
@@ -154,74 +138,108 @@ async function created(event: Extract<Event, { type: 'RunCreated' }>, { tx, tabl
 const enqueueFinish = (tx: ApplyContext['tx'], organizationId: string, runId: string) =>
   enqueue(tx, [{ id: runFinishItemId(runId), kind: RUN_FINISH, organizationId, payload: { runId } }]);
 
-/** The batch's row events folded per row onto the stored rows, then the runs' counts moved by the difference. */
+/** A row's start or result as the statement below takes it, one array element a field. */
+type RowStep = [string, string, 'start' | 'finish', ...(string | number | null)[]];
+
+/**
+ * The batch's row events applied in one statement: per row, its first result applies if the row was
+ * queued or running, its first start if the row was queued and no result came before it (the order of
+ * the log, `ord`); the runs' counts move by the difference, and a run whose rows are all settled is
+ * answered for its end. A start is a row's, or each row's of a RunRowsStarted. Rows the run never named
+ * are left out. (It was a read, an update of the rows and one of the counts: three round trips.)
+ */
 async function applyRows(events: readonly Event[], { tx, table }: ApplyContext) {
-  const rowEvents = events.filter(
-    (e): e is Extract<Event, { type: 'RunRowStarted' | 'RunRowFinished' }> =>
-      e.type === 'RunRowStarted' || e.type === 'RunRowFinished',
-  );
-  if (rowEvents.length === 0) return;
-  const t = table(RUN_ROWS);
-  const keys = [...new Set(rowEvents.map((e) => `${e.data.runId} ${e.data.rowId}`))];
-  const { rows } = await tx.query<RunRow>(
-    `SELECT run_id, row_id, status, error_code, error_message, http_status, duration_ms, attempts, updated_at
-     FROM ${t} WHERE (run_id, row_id) IN (SELECT * FROM unnest($1::text[], $2::text[])) FOR UPDATE`,
-    [keys.map((k) => k.split(' ')[0]), keys.map((k) => k.split(' ')[1])],
-  );
-  const stored = new Map(rows.map((r) => [`${r.run_id} ${r.row_id}`, r]));
-  const changed = new Map<string, RunRow>();
-  const deltas = new Map<string, Counts>();
-  const firstStart = new Map<string, string>();
-  for (const event of rowEvents) {
-    const key = `${event.data.runId} ${event.data.rowId}`;
-    const row = changed.get(key) ?? stored.get(key);
-    if (!row) continue; // a row the run never named
-    const delta = deltas.get(event.data.runId) ?? zero();
-    deltas.set(event.data.runId, delta);
-    if (event.type === 'RunRowStarted') {
-      if (row.status !== 'queued') continue;
-      delta.queued--;
-      delta.running++;
-      if (!firstStart.has(event.data.runId)) firstStart.set(event.data.runId, event.data.at);
-      changed.set(key, { ...row, status: 'running', updated_at: event.data.at });
-    } else {
-      if (row.status !== 'queued' && row.status !== 'running') continue;
-      delta[row.status]--;
-      const { outcome, error, meta, charged, at } = event.data;
-      delta[outcome]++;
-      delta.charged += charged;
-      changed.set(key, {
-        ...row,
-        status: outcome,
-        error_code: error?.code ?? null,
-        error_message: error?.message ?? null,
-        http_status: meta?.httpStatus ?? null,
-        duration_ms: meta?.durationMs ?? null,
-        attempts: meta?.attempts ?? null,
-        updated_at: at,
-      });
+  const steps = events.flatMap((e): RowStep[] => {
+    if (e.type === 'RunRowsStarted' || e.type === 'RunRowStarted') {
+      const rowIds = e.type === 'RunRowsStarted' ? e.data.rowIds : [e.data.rowId];
+      return rowIds.map((rowId) => [
+        e.data.runId,
+        rowId,
+        'start',
+        null,
+        null,
+        null,
+        null,
+        null,
+        null,
+        0,
+        e.data.at,
+      ]);
     }
-  }
-  if (changed.size === 0) return;
-  await tx.query(
-    `UPDATE ${t} AS cur SET status = r.status, error_code = r.error_code, error_message = r.error_message,
-       http_status = r.http_status, duration_ms = r.duration_ms, attempts = r.attempts, updated_at = r.updated_at
-     FROM json_to_recordset($1::json) AS r(run_id text, row_id text, status text, error_code text,
-       error_message text, http_status integer, duration_ms double precision, attempts integer, updated_at timestamptz)
-     WHERE cur.run_id = r.run_id AND cur.row_id = r.row_id`,
-    [JSON.stringify([...changed.values()])],
-  );
+    if (e.type !== 'RunRowFinished') return [];
+    const { runId, rowId, outcome, error, meta, charged, at } = e.data;
+    return [
+      [
+        runId,
+        rowId,
+        'finish',
+        outcome,
+        error?.code ?? null,
+        error?.message ?? null,
+        meta?.httpStatus ?? null,
+        meta?.durationMs ?? null,
+        meta?.attempts ?? null,
+        charged,
+        at,
+      ],
+    ];
+  });
+  if (steps.length === 0) return;
+  const t = table(RUN_ROWS);
   const { rows: settled } = await tx.query<{ id: string; organization_id: string; done: boolean }>(
-    `UPDATE ${table(RUNS)} AS cur SET queued = cur.queued + d.queued, running = cur.running + d.running,
+    `WITH ev AS (
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[],
+         $7::integer[], $8::double precision[], $9::integer[], $10::integer[], $11::timestamptz[])
+         WITH ORDINALITY AS e(run_id, row_id, kind, outcome, error_code, error_message, http_status,
+           duration_ms, attempts, charged, at, ord)
+     ), fin AS (
+       SELECT DISTINCT ON (run_id, row_id) * FROM ev WHERE kind = 'finish' ORDER BY run_id, row_id, ord
+     ), st AS (
+       SELECT DISTINCT ON (run_id, row_id) * FROM ev WHERE kind = 'start' ORDER BY run_id, row_id, ord
+     ), nxt AS (
+       SELECT cur.run_id, cur.row_id, cur.status AS old,
+         st.ord IS NOT NULL AND cur.status = 'queued' AND (fin.ord IS NULL OR st.ord < fin.ord) AS started,
+         st.at AS started_at, st.ord AS started_ord,
+         fin.ord IS NOT NULL AND cur.status IN ('queued', 'running') AS finished,
+         fin.outcome, fin.error_code, fin.error_message, fin.http_status, fin.duration_ms, fin.attempts,
+         fin.charged, fin.at AS finished_at
+       FROM ${t} AS cur
+       LEFT JOIN fin ON fin.run_id = cur.run_id AND fin.row_id = cur.row_id
+       LEFT JOIN st ON st.run_id = cur.run_id AND st.row_id = cur.row_id
+       WHERE (cur.run_id, cur.row_id) IN (SELECT run_id, row_id FROM ev)
+     ), changed AS (
+       SELECT * FROM nxt WHERE started OR finished
+     ), rows_updated AS (
+       UPDATE ${t} AS r SET
+         status = CASE WHEN c.finished THEN c.outcome ELSE 'running' END,
+         error_code = CASE WHEN c.finished THEN c.error_code ELSE r.error_code END,
+         error_message = CASE WHEN c.finished THEN c.error_message ELSE r.error_message END,
+         http_status = CASE WHEN c.finished THEN c.http_status ELSE r.http_status END,
+         duration_ms = CASE WHEN c.finished THEN c.duration_ms ELSE r.duration_ms END,
+         attempts = CASE WHEN c.finished THEN c.attempts ELSE r.attempts END,
+         updated_at = CASE WHEN c.finished THEN c.finished_at ELSE c.started_at END
+       FROM changed AS c WHERE r.run_id = c.run_id AND r.row_id = c.row_id
+     ), d AS (
+       SELECT run_id,
+         -count(*) FILTER (WHERE old = 'queued') AS queued,
+         count(*) FILTER (WHERE started AND NOT finished) - count(*) FILTER (WHERE finished AND old = 'running')
+           AS running,
+         count(*) FILTER (WHERE finished AND outcome = 'succeeded') AS succeeded,
+         count(*) FILTER (WHERE finished AND outcome = 'failed') AS failed,
+         count(*) FILTER (WHERE finished AND outcome = 'skipped') AS skipped,
+         coalesce(sum(charged) FILTER (WHERE finished), 0) AS charged,
+         -- The first start in the log's order, whatever the batches: a rebuild gives the same.
+         (array_agg(started_at ORDER BY started_ord) FILTER (WHERE started))[1] AS started_at
+       FROM changed GROUP BY run_id
+     )
+     UPDATE ${table(RUNS)} AS cur SET queued = cur.queued + d.queued, running = cur.running + d.running,
        succeeded = cur.succeeded + d.succeeded, failed = cur.failed + d.failed, skipped = cur.skipped + d.skipped,
        charged = CASE WHEN cur.finished_at IS NULL THEN cur.charged + d.charged ELSE cur.charged END,
        started_at = coalesce(cur.started_at, d.started_at),
        status = CASE WHEN cur.status = 'queued' AND d.started_at IS NOT NULL THEN 'running' ELSE cur.status END
-     FROM json_to_recordset($1::json) AS d(id text, queued integer, running integer, succeeded integer,
-       failed integer, skipped integer, charged integer, started_at timestamptz)
-     WHERE cur.id = d.id
+     FROM d WHERE cur.id = d.run_id
      RETURNING cur.id, cur.organization_id, (cur.queued + cur.running = 0 AND cur.finished_at IS NULL) AS done`,
-    [JSON.stringify([...deltas].map(([id, d]) => ({ id, ...d, started_at: firstStart.get(id) ?? null })))],
+    Array.from({ length: 11 }, (_, i) => steps.map((step) => step[i] ?? null)),
   );
   for (const run of settled) if (run.done) await enqueueFinish(tx, run.organization_id, run.id);
 }

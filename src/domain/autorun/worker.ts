@@ -1,6 +1,7 @@
 import { startRun } from '../../../commands/runs/start-run.ts';
 import { AUTORUN_KIND, AUTORUN_PENDING, pendingLock } from '../../../projections/autorun/autorun.ts';
 import { rowsProjection } from '../../../projections/rows/rows.ts';
+import { RUNS } from '../../../projections/runs/runs.ts';
 import { inTransaction } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { WorkerFactory } from '../../feature.ts';
@@ -11,6 +12,17 @@ import type { Outcome } from '../../work/worker.ts';
 const RUN_ROWS = 1000;
 /** While the column's previous run is active, look again after this long. */
 const BUSY_RETRY_MS = 1000;
+/**
+ * ...or after this long once that run has no row left to run. Its end makes this item due at once
+ * (src/domain/runs/finish-worker.ts), but only an item pending: one whose retry is not stored yet (the
+ * worker stores it with its next round trip) stayed put for BUSY_RETRY_MS, the one-second tail of the
+ * insert to result latency (docs/benchmarks.md).
+ */
+export const ENDING_RETRY_MS = 50;
+
+/** When to look again at a column held by a run, from what the runs read model shows of that run. */
+export const busyRetryMs = (run: { left: number; finished: boolean } | undefined): number =>
+  run && (run.finished || run.left === 0) ? ENDING_RETRY_MS : BUSY_RETRY_MS;
 
 interface PendingRow {
   seq: string;
@@ -75,7 +87,12 @@ export const autorunWorker: WorkerFactory = (deps) => ({
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
         if (error.code === 'run_in_progress') {
-          return { status: 'retry', at: new Date(deps.clock().getTime() + BUSY_RETRY_MS), error: error.code };
+          const { rows: holding } = await deps.pool.query<{ left: number; finished: boolean }>(
+            `SELECT queued + running AS left, finished_at IS NOT NULL AS finished FROM ${RUNS} WHERE id = $1`,
+            [error.extra.runId],
+          );
+          const at = new Date(deps.clock().getTime() + busyRetryMs(holding[0]));
+          return { status: 'retry', at, error: error.code };
         }
         // The column or table went, the column stopped being runnable, or no credit covers a row:
         // these rows are not run (insufficient_credits is logged; the estimate shows the balance).

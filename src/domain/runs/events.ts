@@ -2,9 +2,10 @@ import { z } from 'zod';
 import type { EventsOf } from '../../stream.ts';
 
 /**
- * The events of column runs. A run's own stream (`run-<runId>`) holds its start, one started and one
- * finished event per row (each with an id derived from the run and the row, so a row worked twice after
- * a crash records once), a stop request and its end. The column's run lock (`columnrun-<table>.<column>`)
+ * The events of column runs. A run's own stream (`run-<runId>`) holds its start, its rows queued (a
+ * step of rows an event) and started (the rows started at once, an event), one finished event per row
+ * (its id derived from the run and the row, so a row worked twice after a crash records once), a stop
+ * request and its end. The column's run lock (`columnrun-<table>.<column>`)
  * says which run, if any, holds the column: at most one at a time.
  */
 const id = z.string().min(1);
@@ -44,7 +45,21 @@ const RunCreated = z.object({
   at: z.string(),
 });
 
+/** One row's start: what runs recorded before RunRowsStarted (kept, so that old logs still read). */
 const RunRowStarted = z.object({ runId: id, rowId: id, at: z.string() });
+
+/**
+ * Rows of a run whose cells are `queued` (one event a step of the queue worker) or that started (one
+ * event for the rows a process starts at the same moment): the rows read model shows each cell's status
+ * from them, so a row's own stream holds only its result. Table and column name the cells.
+ */
+const RunRows = z.object({
+  runId: id,
+  tableId: id,
+  columnId: id,
+  rowIds: z.array(id).min(1),
+  at: z.string(),
+});
 
 const RowError = z.object({ code: z.string(), message: z.string() });
 const RowMeta = z.object({
@@ -83,11 +98,20 @@ const RunFinished = z.object({
 const ColumnRunClaimed = z.object({ tableId: id, columnId: id, runId: id });
 const ColumnRunReleased = z.object({ tableId: id, columnId: id, runId: id });
 
-export const runEvents = { RunCreated, RunRowStarted, RunRowFinished, RunStopRequested, RunFinished };
+export const runEvents = {
+  RunCreated,
+  RunRowStarted,
+  RunRowsQueued: RunRows,
+  RunRowsStarted: RunRows,
+  RunRowFinished,
+  RunStopRequested,
+  RunFinished,
+};
 export const columnRunEvents = { ColumnRunClaimed, ColumnRunReleased };
 
 export type RunEvent = EventsOf<typeof runEvents>;
 export type ColumnRunEvent = EventsOf<typeof columnRunEvents>;
 export type RunCreatedData = z.infer<typeof RunCreated>;
 export type RunRowFinishedData = z.infer<typeof RunRowFinished>;
+export type RunRowsData = z.infer<typeof RunRows>;
 export type RunFinishedData = z.infer<typeof RunFinished>;

@@ -15,7 +15,7 @@ const rowDeleted = { code: 'row_not_found', message: 'the row was deleted' };
 
 /**
  * A run's rows become work, a step at a time (the run reactor enqueues this once per run): each step's
- * cells are recorded `queued`, then its rows enqueued with their cells (read here, a step at once), so
+ * cells are recorded `queued` (one RunRowsQueued a step), then its rows enqueued with their cells (read here, a step at once), so
  * a cell shows `queued` before its row can start and a row needs no read before its call. This was
  * the start request's job, which for 10,000 rows took seconds before the run could answer; here the
  * first rows run while the rest are being queued. Once the run is stopped its group takes nothing
@@ -43,7 +43,7 @@ export const runQueueWorker: WorkerFactory = (deps) => ({
       const cellsOf = new Map(rows.map((r) => [r.id, r.cells]));
       const present = step.filter((rowId) => cellsOf.has(rowId));
       await recordAll(deps.store, [
-        ...present.flatMap((rowId) => queuedAppend({ runId, tableId, columnId, rowId, at })),
+        ...queuedAppend({ runId, tableId, columnId, at }, next, present),
         ...step
           .filter((rowId) => !cellsOf.has(rowId))
           .flatMap((rowId) =>

@@ -9,7 +9,7 @@ import { rowCharge } from './credits.ts';
 import type { RunCreatedData, RunRowFinishedData } from './events.ts';
 import type { ExecutionOutcome, Executor, RunColumn } from './executor.ts';
 import { SKIP_CODES } from './executors/index.ts';
-import { finishedAppends, type RowStep, record, startedAppends, stoppedAppends } from './record.ts';
+import { finishedAppends, type RowStep, record, recordStart, stoppedAppends } from './record.ts';
 import { rowInputsLoader } from './row-inputs.ts';
 import { runRowWriter } from './row-writer.ts';
 import { RUN_ROW, rowIdempotencyKey, runStream } from './run-state.ts';
@@ -122,9 +122,8 @@ export const runRowWorker =
             return { status: 'done' };
           }
           // The start is recorded alongside the call, not before it: the call does not wait for the
-          // round trip, and the result (below) is recorded only once the start is, so a cell never
-          // goes back from its result to `running`.
-          started = record(deps.store, startedAppends({ ...step, at: at() }));
+          // round trip. The result (below) lands in the same append or a later one, never before it.
+          started = recordStart(deps.store, { ...step, at: at() });
           started.catch(() => {}); // awaited below; a failure is handled there, not left unhandled
           const columns = await tableColumns(deps, run);
           let outcome: ExecutionOutcome | { skipped: { code: string; message: string } };
@@ -161,10 +160,16 @@ export const runRowWorker =
           // The row keeps its slot until its result is recorded (freeing it at the call's end measured
           // 20 % faster): the issue bounds the calls a crash repeats by the run's concurrency, and rows
           // called but not yet recorded are repeated too.
-          await started;
           step.at = at();
           const value = 'ok' in outcome && outcome.ok ? outcome.value : undefined;
-          await record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
+          // Submitted without waiting for the start to land: the group commit writes one batch at a
+          // time in the order of submission (record.ts), so the result goes with the start or after
+          // it, and a cell never goes back from its result to `running`. A start still waiting for
+          // its append then goes in one with its result: one wait for the row instead of two.
+          const result = record(deps.store, finishedAppends(step, finished(step, run, outcome), value));
+          result.catch(() => {}); // awaited below, after the start
+          await started;
+          await result;
           return { status: 'done' };
         } catch (error) {
           // A bug or an outage: the worker retries the row; its last attempt records `internal`, so that

@@ -35,6 +35,8 @@ export const runStream = defineStream({
       case 'RunFinished':
         return { ...state, finished: event.data };
       case 'RunRowStarted':
+      case 'RunRowsQueued':
+      case 'RunRowsStarted':
       case 'RunRowFinished':
         return state;
       default: {

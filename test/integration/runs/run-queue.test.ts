@@ -96,6 +96,15 @@ test('the rows are queued a step at a time, each item carrying its cells; done a
   assert.equal(new Set(items.map((p) => Object.values(p.cells)[0])).size, 70, "each row's own cells");
   assert.equal(await worker.handle(work, new AbortController().signal), { status: 'done' });
   assert.is((await rowItems(ctx.t, runId)).length, 70, 'worked again: no item twice');
+  const { rows: queued } = await ctx.t.db.pool.query(
+    `SELECT data FROM events WHERE stream_name = $1 AND type = 'RunRowsQueued' ORDER BY stream_revision`,
+    [`run-${runId}`],
+  );
+  assert.equal(
+    queued.map((e) => e.data.rowIds.length),
+    [64, 6],
+    'one event a step, once',
+  );
   const rows = await eventually('the cells queued', async () => {
     const all = await listAll(ctx.t.app, ctx.key, tableId);
     return all.every((r) => r.cellStatus?.result?.status === 'queued') ? all : undefined;
