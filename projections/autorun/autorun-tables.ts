@@ -1,6 +1,7 @@
 import type { PoolClient } from '../../src/db/pool.ts';
 import type { AutoRun } from '../../src/domain/columns/fields.ts';
 import type { TriggerColumn } from '../../src/domain/columns/retrigger-cycle.ts';
+import { groupBy } from '../../src/group-by.ts';
 import { enqueue } from '../../src/work/queue.ts';
 
 /*
@@ -113,9 +114,7 @@ export async function saveColumns(
  * column's lock, which the worker takes to empty them: between the two, no row is left without an item).
  */
 export async function addPending(tx: PoolClient, t: string, pending: Pending[]): Promise<void> {
-  const byColumn = new Map<string, Pending[]>();
-  for (const p of pending) byColumn.set(p.columnId, [...(byColumn.get(p.columnId) ?? []), p]);
-  for (const [columnId, rows] of byColumn) {
+  for (const [columnId, rows] of groupBy(pending, (p) => p.columnId)) {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [pendingLock(columnId)]);
     const { rows: before } = await tx.query(`SELECT 1 FROM ${t} WHERE column_id = $1 LIMIT 1`, [columnId]);
     await tx.query(

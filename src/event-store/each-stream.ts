@@ -1,4 +1,5 @@
 import { asError } from '../errors.ts';
+import { groupBy } from '../group-by.ts';
 import type { EventStore, RecordedEvent, StreamAppend, StreamAppendOutcome } from './port.ts';
 
 /**
@@ -11,10 +12,7 @@ export async function appendEach(
   appends: readonly StreamAppend[],
 ): Promise<StreamAppendOutcome[]> {
   const outcomes: StreamAppendOutcome[] = new Array(appends.length);
-  const byStream = new Map<string, number[]>();
-  appends.forEach((a, i) => {
-    byStream.set(a.stream, [...(byStream.get(a.stream) ?? []), i]);
-  });
+  const byStream = groupBy(appends.keys(), (i) => appends[i]!.stream);
   await Promise.all(
     [...byStream.values()].map(async (indices) => {
       for (const i of indices) {

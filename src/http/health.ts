@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { groupBy } from '../group-by.ts';
 import type { AppDeps, ZodApp } from './app.ts';
 
 const check = z.object({ ok: z.boolean(), detail: z.string().optional() });
@@ -52,12 +53,13 @@ export function registerHealthRoutes(app: ZodApp, deps: AppDeps): void {
       // Which read models do not serve, and why (their state); a stored failure of another process too.
       const down = new Map<string, string>(failed.map((name) => [name, 'failed']));
       for (const { name, state } of deps.projections.notServing()) down.set(name, state);
-      const byState = new Map<string, string[]>();
-      for (const [name, state] of down) byState.set(state, [...(byState.get(state) ?? []), name]);
+      const byState = groupBy(down, ([, state]) => state);
       const projections = down.size
         ? {
             ok: false,
-            detail: [...byState].map(([state, names]) => `${state}: ${names.join(', ')}`).join('; '),
+            detail: [...byState]
+              .map(([state, names]) => `${state}: ${names.map(([name]) => name).join(', ')}`)
+              .join('; '),
           }
         : { ok: true };
       const ready = database.ok && eventStore.ok && projections.ok;

@@ -1,4 +1,5 @@
 import type { EventStore } from '../../event-store/port.ts';
+import { groupBy } from '../../group-by.ts';
 import type { RowBatchEvent } from './events.ts';
 import { batchOf, isRowId } from './ids.ts';
 import { initialRowState, insertedRow, type RowState, rowBatchStream } from './row-state.ts';
@@ -16,12 +17,7 @@ export async function insertedRows(
   tableId: string,
   rowIds: readonly string[],
 ): Promise<Map<string, RowState>> {
-  const byBatch = new Map<string, string[]>();
-  for (const rowId of rowIds) {
-    if (!isRowId(rowId)) continue;
-    const { batchId } = batchOf(rowId);
-    byBatch.set(batchId, [...(byBatch.get(batchId) ?? []), rowId]);
-  }
+  const byBatch = groupBy(rowIds.filter(isRowId), (rowId) => batchOf(rowId).batchId);
   const origins = new Map<string, RowState>(rowIds.map((id) => [id, initialRowState()]));
   const batches = [...byBatch.keys()];
   let next = 0;

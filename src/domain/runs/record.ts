@@ -1,4 +1,5 @@
 import type { EventStore, StreamAppend, StreamAppendOutcome } from '../../event-store/port.ts';
+import { groupBy } from '../../group-by.ts';
 import { GroupCommit } from '../../group-commit.ts';
 import type { CellStatusValue } from '../rows/events.ts';
 import { rowStream } from '../rows/row-state.ts';
@@ -71,9 +72,7 @@ export const queuedAppend = (
  * such events: its read models move a row from `queued` to `running` only, so the second does nothing.
  */
 function startedAppends(steps: readonly RowStep[]): { runId: string; append: StreamAppend }[] {
-  const byRun = new Map<string, RowStep[]>();
-  for (const step of steps) byRun.set(step.runId, [...(byRun.get(step.runId) ?? []), step]);
-  return [...byRun].map(([runId, mine]) => {
+  return [...groupBy(steps, (step) => step.runId)].map(([runId, mine]) => {
     const { tableId, columnId, at } = mine[0]!;
     const rowIds = [...new Set(mine.map((s) => s.rowId))];
     const data: RunRowsData = { runId, tableId, columnId, rowIds, at };
