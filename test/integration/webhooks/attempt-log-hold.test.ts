@@ -6,6 +6,7 @@ import { attemptLogStream } from '../../../src/domain/webhooks/subscription-stat
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { testRegistry } from '../../support/test-streams.ts';
+import { sampleAttempt } from '../../support/webhook-attempts.ts';
 
 /*
  * The attempt log's hold-back (src/domain/webhooks/attempt-log.ts): attempts that succeeded wait while
@@ -27,28 +28,8 @@ test.after.each(async (ctx) => {
   await ctx.db.drop();
 });
 
-const attempt = (
-  messageId: string,
-  outcome: WebhookAttempted['outcome'] = 'succeeded',
-  subscriptionId = 'wh_1',
-) => ({
-  eventId: `${subscriptionId}:${messageId}`,
-  record: {
-    subscriptionId,
-    organizationId: 'o1',
-    messageId,
-    eventType: 'row.created',
-    eventAt: '2026-01-01T00:00:00.000Z',
-    test: false,
-    attempt: 1,
-    at: '2026-01-01T00:00:01.000Z',
-    statusCode: outcome === 'succeeded' ? 200 : 500,
-    durationMs: 1,
-    response: '',
-    outcome,
-    nextAttemptAt: outcome === 'retrying' ? '2026-01-01T00:00:06.000Z' : null,
-  } satisfies WebhookAttempted,
-});
+const attempt = (messageId: string, outcome?: WebhookAttempted['outcome'], subscriptionId?: string) =>
+  sampleAttempt({ messageId, outcome, subscriptionId });
 
 /** The attempt log's events of a subscription: the message ids of each. */
 async function batches(store: PostgresEventStore, subscriptionId = 'wh_1'): Promise<string[][]> {

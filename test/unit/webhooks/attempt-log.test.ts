@@ -1,27 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { attemptAppends } from '../../../src/domain/webhooks/attempt-log.ts';
-import type { WebhookAttempted } from '../../../src/domain/webhooks/events.ts';
+import { sampleAttempt } from '../../support/webhook-attempts.ts';
 
-const record = (subscriptionId: string, messageId: string): WebhookAttempted => ({
-  subscriptionId,
-  organizationId: 'o1',
-  messageId,
-  eventType: 'row.created',
-  eventAt: '2026-01-01T00:00:00.000Z',
-  test: false,
-  attempt: 1,
-  at: '2026-01-01T00:00:01.000Z',
-  statusCode: 200,
-  durationMs: 1,
-  response: '',
-  outcome: 'succeeded',
-  nextAttemptAt: null,
-});
-const attempt = (subscriptionId: string, messageId: string) => ({
-  eventId: `${subscriptionId}:${messageId}`,
-  record: record(subscriptionId, messageId),
-});
+const attempt = (subscriptionId: string, messageId: string) => sampleAttempt({ subscriptionId, messageId });
 
 test('a batch is one event per subscription, in its attempt log, holding its attempts in order', () => {
   const records = [attempt('wh_1', 'a'), attempt('wh_2', 'b'), attempt('wh_1', 'c')];
