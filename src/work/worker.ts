@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import { backoffMs } from '../db/backoff.ts';
 import type { Pool } from '../db/pool.ts';
 import {
-  type claim,
   type HeldSettlement,
   release,
   renew,
@@ -37,13 +36,8 @@ export interface WorkerSpec {
    */
   handle(item: WorkItem, signal: AbortSignal): Promise<Outcome>;
   /**
-   * How items are claimed, when not by `settleAndClaim`'s own claim (e.g. `claimSticky`,
-   * src/work/batch.ts). Finished items are then settled in one statement before the claim.
-   */
-  claim?: typeof claim;
-  /**
    * How finished items are settled and the next claimed in one round trip, when not by `settleAndClaim`
-   * (e.g. `settleAndClaimSticky`, src/work/batch.ts). Takes precedence over `claim`.
+   * (e.g. `settleAndClaimSticky`, src/work/batch.ts).
    */
   settleAndClaim?: typeof settleAndClaim;
 }
@@ -164,11 +158,10 @@ export class Worker {
           leaseMs: this.leaseMs,
           now: this.options.clock(),
         };
-        const items = this.spec.settleAndClaim
-          ? await this.spec.settleAndClaim(this.pool, { ...request, settlements: settling })
-          : this.spec.claim
-            ? await this.settleThenClaim(this.spec.claim, settling, request)
-            : await settleAndClaim(this.pool, { ...request, settlements: settling });
+        const items = await (this.spec.settleAndClaim ?? settleAndClaim)(this.pool, {
+          ...request,
+          settlements: settling,
+        });
         for (const { id } of settling) this.inFlight.delete(id);
         lastClaim = performance.now();
         claimed = items.length;
@@ -190,16 +183,6 @@ export class Worker {
       if (busy) await this.pause(this.pollMs, true);
       else await this.pause(idle > 1 ? this.idlePollMs(idle) : this.pollMs);
     }
-  }
-
-  /** A claim of the spec's own cannot share the settlements' transaction: two round trips. */
-  private async settleThenClaim(
-    claimWith: typeof claim,
-    settling: HeldSettlement[],
-    request: Parameters<typeof claim>[1],
-  ): Promise<WorkItem[]> {
-    await settleMany(this.pool, this.owner, settling);
-    return request.limit > 0 ? claimWith(this.pool, request) : [];
   }
 
   private idlePollMs(idle: number): number {
