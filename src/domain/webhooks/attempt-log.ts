@@ -1,4 +1,5 @@
 import type { EventStore, StreamAppendOutcome } from '../../event-store/port.ts';
+import { groupBy } from '../../group-by.ts';
 import { GroupCommit } from '../../group-commit.ts';
 import type { WebhookAttempted } from './events.ts';
 import { CLAIMED_PER_SUBSCRIPTION } from './messages.ts';
@@ -16,13 +17,7 @@ export interface AttemptRecord {
  * attempts in the order they finished, its id made from theirs. Answers the append of each attempt.
  */
 export function attemptAppends(records: readonly AttemptRecord[]) {
-  const bySubscription = new Map<string, AttemptRecord[]>();
-  for (const r of records) {
-    const of = bySubscription.get(r.record.subscriptionId);
-    if (of) of.push(r);
-    else bySubscription.set(r.record.subscriptionId, [r]);
-  }
-  const batches = [...bySubscription.values()];
+  const batches = [...groupBy(records, (r) => r.record.subscriptionId).values()];
   const appends = batches.map((batch) => {
     const { subscriptionId, organizationId } = batch[0]!.record;
     return {
