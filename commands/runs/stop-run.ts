@@ -1,18 +1,16 @@
 import { CREDIT_LEDGER } from '../../projections/accounts/credit-ledger.ts';
 import { loadState } from '../../src/command.ts';
 import { settleCredits } from '../../src/domain/runs/credits.ts';
-import { recordAll, stoppedAppends } from '../../src/domain/runs/record.ts';
-import { columnRunStream, eventIdOf, RUN_ROW, runStream } from '../../src/domain/runs/run-state.ts';
+import { columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import type { AppDeps } from '../../src/http/app.ts';
-import { cancelGroup } from '../../src/work/groups.ts';
 
 /**
- * Stops a run: the stop is recorded first, then the rows still waiting are taken off the queue for good
- * (none can be enqueued after: `cancelGroup`) and recorded as skipped. A row is running from its claim:
- * rows claimed before the cancel finish; the run ends `stopped` once they have (the runs read model
- * sees the last row and enqueues the end). Stopping a run that has ended, or is stopping, changes
- * nothing.
+ * Stops a run: the stop is recorded on the run's stream. Its driver (src/domain/runs/run-driver.ts)
+ * starts rows only with an append at the revision it last saw, so once the stop has landed no row
+ * starts; the driver skips the rows not started and records those in their calls as they finish, and
+ * the run ends `stopped` once they have (the runs read model sees the last row and enqueues the end).
+ * Stopping a run that has ended, or is stopping, changes nothing.
  */
 export async function stopRun(
   deps: AppDeps,
@@ -26,14 +24,6 @@ export async function stopRun(
   const stopped = await deps.store.append(runStream.name(runId), [
     { id: eventIdOf('stop', runId), type: 'RunStopRequested', data: { runId, at }, metadata },
   ]);
-  const cancelled = await cancelGroup(deps.pool, { kind: RUN_ROW, groupKey: runId });
-  const { tableId, columnId } = run;
-  await recordAll(
-    deps.store,
-    cancelled.flatMap((id) =>
-      stoppedAppends({ runId, tableId, columnId, rowId: id.slice(`${RUN_ROW}:${runId}:`.length), at }),
-    ),
-  );
   return stopped.position;
 }
 

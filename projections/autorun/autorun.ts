@@ -7,6 +7,7 @@ import type { TableEvent } from '../../src/domain/tables/events.ts';
 import type { Projection, RecordedOf } from '../../src/projection/types.ts';
 import {
   AUTORUN_COLUMNS,
+  AUTORUN_KIND,
   AUTORUN_PENDING,
   type AutoColumn,
   addPending,
@@ -39,6 +40,7 @@ type Handled = RecordedOf<
 export const autorunReactor: Projection<Handled extends RecordedOf<infer E> ? E : never> = {
   name: 'autorun',
   version: 1,
+  enqueues: [AUTORUN_KIND],
   handles: [
     'TableCreated',
     'ColumnRemoved',

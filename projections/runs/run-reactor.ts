@@ -15,6 +15,7 @@ import { enqueue } from '../../src/work/queue.ts';
 export const runReactor: Projection<Extract<RunEvent, { type: 'RunCreated' }>> = {
   name: 'run-reactor',
   version: 1,
+  enqueues: [RUN_QUEUE],
   handles: ['RunCreated'],
   tables: {},
   async apply(events, { tx }) {

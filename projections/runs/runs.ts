@@ -19,6 +19,7 @@ type Event = RecordedOf<RunEvent>;
 export const runsProjection: Projection<RunEvent> = {
   name: 'runs',
   version: 1,
+  enqueues: [RUN_FINISH],
   handles: [
     'RunCreated',
     'RunRowStarted',

@@ -17,6 +17,8 @@ export interface CountingTarget {
   url: string;
   counts: Map<string, number>;
   inFlight(): number;
+  /** The most requests it has had in flight at once. */
+  maxInFlight(): number;
   hold(): void;
   release(): void;
   close(): Promise<void>;
@@ -28,11 +30,13 @@ export async function startTarget(
   const counts = new Map<string, number>();
   let held: (() => void)[] | undefined;
   let inFlight = 0;
+  let maxInFlight = 0;
   const server: Server = createServer((req: IncomingMessage, res) => {
     const key = String(req.headers['idempotency-key'] ?? '');
     counts.set(key, (counts.get(key) ?? 0) + 1);
     const n = new URL(req.url ?? '/', 'http://x').searchParams.get('n') ?? '';
     inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
     const answer = () => {
       inFlight--;
       const failed = options.fail?.has(n);
@@ -50,6 +54,7 @@ export async function startTarget(
     url: `http://127.0.0.1:${port}`,
     counts,
     inFlight: () => inFlight,
+    maxInFlight: () => maxInFlight,
     hold: () => {
       held ??= [];
     },

@@ -5,9 +5,8 @@ import { runQueries } from '../../../queries/runs/index.ts';
 import type { Feature } from '../../feature.ts';
 import { executorDepsFrom, executorsFrom } from './executors/index.ts';
 import { runFinishWorker } from './finish-worker.ts';
-import { runQueueWorker } from './queue-worker.ts';
-import { runRowWorker } from './row-worker.ts';
 import { columnRunStream, runStream } from './run-state.ts';
+import { runWorker } from './run-worker.ts';
 
 /** Column runs: durable jobs over a column's eligible rows, with credits reserved and settled. */
 export const runsFeature: Feature = {
@@ -16,5 +15,5 @@ export const runsFeature: Feature = {
   commands: runCommands,
   queries: runQueries,
   projections: [runsProjection, runReactor],
-  workers: [runQueueWorker, runRowWorker((deps) => executorsFrom(executorDepsFrom(deps))), runFinishWorker],
+  workers: [runWorker((deps) => executorsFrom(executorDepsFrom(deps))), runFinishWorker],
 };

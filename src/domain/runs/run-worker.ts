@@ -1,0 +1,43 @@
+import { setMaxListeners } from 'node:events';
+import type { WorkerFactory } from '../../feature.ts';
+import type { AppDeps } from '../../http/app.ts';
+import { type ExecutorFor, rowCaller, tableColumns } from './row-call.ts';
+import { RunDriver, readRunLog } from './run-driver.ts';
+import { RUN_QUEUE } from './run-state.ts';
+
+/** Runs driven at once by one process (each with its own concurrency of calls, up to 64). */
+const RUNS_AT_ONCE = 8;
+/**
+ * How long a run stays with a process that stops renewing its lease: after a crash, the run is driven
+ * again this long after (renewed every third of it while the run is driven).
+ */
+export const RUN_LEASE_MS = 10_000;
+
+/**
+ * A run's rows, driven by the one process that holds the run's item (the run reactor enqueues it once
+ * per run): src/domain/runs/run-driver.ts. Driven again after a crash or a shutdown, the run goes on
+ * from its stream: rows with a result are done, the rest run (those that were in their calls again,
+ * with the same Idempotency-Key), and a stop recorded meanwhile skips what had not started.
+ */
+export const runWorker =
+  (executorsOf: (deps: AppDeps) => ExecutorFor): WorkerFactory =>
+  (deps) => {
+    const executorFor = executorsOf(deps);
+    return {
+      kind: RUN_QUEUE,
+      concurrency: RUNS_AT_ONCE,
+      leaseMs: RUN_LEASE_MS,
+      async handle(item, signal) {
+        const { runId } = item.payload as { runId: string };
+        const log = await readRunLog(deps.store, runId);
+        const run = log.created;
+        if (!run) return { status: 'dead', error: `no run ${runId}` };
+        if (log.ended) return { status: 'done' };
+        // Each call in flight listens to the signal (up to the run's concurrency, 64).
+        setMaxListeners(2 * run.concurrency + 10, signal);
+        const callRow = rowCaller(deps, executorFor, run, await tableColumns(deps, run.tableId));
+        await new RunDriver(deps, run, log, callRow, signal).drive();
+        return { status: 'done' };
+      },
+    };
+  };
