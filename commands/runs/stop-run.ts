@@ -1,13 +1,14 @@
 import { CREDIT_LEDGER } from '../../projections/accounts/credit-ledger.ts';
 import { loadState } from '../../src/command.ts';
 import { settleCredits } from '../../src/domain/runs/credits.ts';
+import { flagStop } from '../../src/domain/runs/run-outbox.ts';
 import { columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import type { AppDeps } from '../../src/http/app.ts';
 
 /**
- * Stops a run: the stop is recorded on the run's stream. Its driver (src/domain/runs/run-driver.ts)
- * starts rows only with an append at the revision it last saw, so once the stop has landed no row
+ * Stops a run: the stop is flagged where the run's driver looks before it starts rows (run_stops:
+ * src/domain/runs/run-driver.ts), then recorded on the run's stream. Once the flag is in, no row
  * starts; the driver skips the rows not started and records those in their calls as they finish, and
  * the run ends `stopped` once they have (the runs read model sees the last row and enqueues the end).
  * Stopping a run that has ended, or is stopping, changes nothing.
@@ -20,6 +21,7 @@ export async function stopRun(
   const { state } = await loadState(deps.store, runStream.name(runId), runStream);
   const run = state.created;
   if (!run || state.finished || state.stopRequestedAt) return undefined;
+  await flagStop(deps.pool, runId);
   const at = deps.clock().toISOString();
   const stopped = await deps.store.append(runStream.name(runId), [
     { id: eventIdOf('stop', runId), type: 'RunStopRequested', data: { runId, at }, metadata },

@@ -6,10 +6,10 @@ import { eventIdOf, runStream } from './run-state.ts';
 
 /**
  * The events a run records about its rows. On the run's own stream: its rows `queued` (a step of rows
- * an event), started (the rows a driver's append starts, an event), and one result per row; on each
+ * an event), started (the rows a driver started since its last append, an event), and one result per row; on each
  * row's stream, the result in its cell (the value or the error), which auto-run and webhooks follow.
- * Every id comes from the run and the row (or the place in the run's stream), so a step recorded twice
- * (its driver died before it knew) lands once.
+ * Every id comes from the run and the row (or the driver's append), so a step recorded twice (its
+ * driver died before it knew) lands once.
  */
 
 /** Where a row of a run is: the run's own event and the cell the row's stream shows. */
@@ -35,13 +35,12 @@ export const queuedEvent = (run: RunRows, first: number, rowIds: readonly string
 });
 
 /**
- * The rows one append of the run's driver starts, its id from the run's revision it is appended at (an
- * exact expectation: one event can be at that place), so the same append sent again lands once. A row
- * started twice (driven again after a crash) is in two such events: its read models move a row from
- * `queued` to `running` only, so the second does nothing.
+ * Rows of the run that started, its id from the run and `key` (the driver and its append: the same
+ * append sent again lands once). A row started twice (driven again after a crash) is in two such
+ * events: its read models move a row from `queued` to `running` only, so the second does nothing.
  */
-export const startedEvent = (run: RunRows, revision: bigint, rowIds: readonly string[]): NewEvent => ({
-  id: eventIdOf('rows-started', run.runId, String(revision)),
+export const startedEvent = (run: RunRows, key: readonly string[], rowIds: readonly string[]): NewEvent => ({
+  id: eventIdOf('rows-started', run.runId, ...key),
   type: 'RunRowsStarted',
   data: { ...run, rowIds: [...rowIds] } satisfies RunRowsData,
 });

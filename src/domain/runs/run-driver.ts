@@ -1,63 +1,20 @@
 import { ROWS } from '../../../projections/rows/rows.ts';
 import { backoffMs } from '../../db/backoff.ts';
-import { WrongExpectedRevisionError } from '../../event-store/errors.ts';
-import type { EventStore, NewEvent, StreamAppend } from '../../event-store/port.ts';
 import type { AppDeps } from '../../http/app.ts';
-import type { RunCreatedData, RunEvent } from './events.ts';
-import {
-  finishedCell,
-  finishedEvent,
-  queuedEvent,
-  type RowStep,
-  RUN_STOPPED,
-  skippedResult,
-  startedEvent,
-} from './record.ts';
+import type { RunCreatedData } from './events.ts';
+import { queuedEvent, type RowStep, RUN_STOPPED, skippedResult } from './record.ts';
 import type { RowResult } from './row-call.ts';
-import { runStream } from './run-state.ts';
+import type { RunLog } from './run-log.ts';
+import { RunLogWriter } from './run-log-writer.ts';
+import { dropResults, storedResults, storeResults } from './run-outbox.ts';
 
 /** Rows queued in the first step (soon running) and in each step after (ahead of the rows running). */
 const FIRST_STEP = 64;
 const STEP = 1000;
-/** How often a driver with every slot in a call looks for a stop recorded meanwhile. */
+/** How often a driver with every slot in a call looks for a stop. */
 const STOP_POLL_MS = 250;
-/** Tries of a cell's result whose append failed on its own (the run's result landed), before it is logged. */
-const CELL_TRIES = 5;
 
 const ROW_DELETED = { code: 'row_not_found', message: 'the row was deleted' };
-
-/** What the run's stream says of it, as its driver needs it. */
-export interface RunLog {
-  created?: RunCreatedData;
-  /** The revision of the stream's last event: a driver appends exactly after it. */
-  revision: bigint;
-  finished: ReadonlySet<string>;
-  /** Ids of the RunRowsQueued events recorded (a step queued once). */
-  queued: ReadonlySet<string>;
-  stopRequested: boolean;
-  ended: boolean;
-}
-
-export async function readRunLog(store: EventStore, runId: string): Promise<RunLog> {
-  const events = await store.readStream(runStream.name(runId));
-  const log = {
-    created: undefined as RunCreatedData | undefined,
-    revision: events.at(-1)?.revision ?? -1n,
-    finished: new Set<string>(),
-    queued: new Set<string>(),
-    stopRequested: false,
-    ended: false,
-  };
-  for (const recorded of events) {
-    const event = recorded as unknown as RunEvent;
-    if (event.type === 'RunCreated') log.created = event.data;
-    else if (event.type === 'RunRowFinished') log.finished.add(event.data.rowId);
-    else if (event.type === 'RunRowsQueued') log.queued.add(recorded.id);
-    else if (event.type === 'RunStopRequested') log.stopRequested = true;
-    else if (event.type === 'RunFinished') log.ended = true;
-  }
-  return log;
-}
 
 type CallRow = (rowId: string, cells: Record<string, unknown>, signal: AbortSignal) => Promise<RowResult>;
 
@@ -66,99 +23,118 @@ interface Ready {
   cells: Record<string, unknown>;
 }
 
-/** A result waiting for its append: of a row that started (it holds a slot) or one skipped before it. */
-interface Pending extends RowResult {
-  started: boolean;
-  /** Its cell landed already, with an append whose part on the run did not (a stop came first). */
-  cellLanded?: boolean;
-  cellTries?: number;
-}
+type Deps = Pick<AppDeps, 'store' | 'pool' | 'clock' | 'logger'>;
 
 /**
  * Drives one run's rows in this process (its run worker holds the run's lease, so no other process
  * does): each step of rows is read (their cells) and recorded `queued`, then the rows are called, at
- * most the run's concurrency at once, and their results recorded on the run and in their cells.
+ * most the run's concurrency at once.
  *
- * Every append goes on the run's stream at exactly the revision the driver last saw, and carries the
- * results that came in since the last one together with the start of as many rows as their slots
- * free: a row is called only once the append with its start has committed, and holds its slot until
- * the append with its result has. So at any moment at most the run's concurrency of rows have started
- * without a result, which is all a crash can repeat (each with the same Idempotency-Key), and starts
- * wait for nothing but the result they replace. A stop is recorded on the same stream: the next append
- * misses its revision, starts nothing, and the driver skips every row not started (rows in their
- * calls finish and are recorded). One append at a time; results arriving during one go in the next.
+ * A row's slot is taken when it starts and freed once its result is stored (run_row_results, one
+ * short insert for the results that came in together); the same statement answers whether the run was
+ * asked to stop, and rows start only after such an answer was no. So at any moment at most the run's
+ * concurrency of rows have started without a stored result, which is all a crash can repeat (each
+ * with the same Idempotency-Key), and no row starts after a stop's answer (the stop is flagged before
+ * it answers): the driver skips every row not started, and rows in their calls finish and are recorded.
+ * The events (starts, results, cells) go into the log behind, many rows an append (RunLogWriter).
+ * Driven again after a crash, the run goes on from its log and its stored results.
  */
 export class RunDriver {
-  private revision: bigint;
-  private readonly todo: { first: number; rowIds: string[] }[];
+  private readonly todo: { first: number; rowIds: string[] }[] = [];
   private readonly ready: Ready[] = [];
-  private readonly pending: Pending[] = [];
-  private queuedEvents: NewEvent[] = [];
-  /** Results whose run part landed but whose cell did not: their cell goes with the next append. */
-  private readonly cellRetries: Pending[] = [];
+  private readonly pending: RowResult[] = [];
+  private readonly writer: RunLogWriter;
   private inFlight = 0;
   private loading: Promise<void> | undefined;
-  private stopping: boolean;
+  private stopping = false;
   private callFailure: unknown;
   private wakeUp: (() => void) | undefined;
 
   constructor(
-    private readonly deps: Pick<AppDeps, 'store' | 'pool' | 'clock' | 'logger'>,
+    private readonly deps: Deps,
     private readonly run: RunCreatedData,
     private readonly log: RunLog,
     private readonly callRow: CallRow,
     private readonly signal: AbortSignal,
   ) {
-    this.revision = log.revision;
-    this.stopping = log.stopRequested;
-    this.todo = [];
-    for (let first = 0; first < run.rowIds.length; ) {
-      const size = first === 0 ? FIRST_STEP : STEP;
-      const rowIds = run.rowIds.slice(first, first + size).filter((id) => !log.finished.has(id));
-      if (rowIds.length > 0) this.todo.push({ first, rowIds });
-      first += size;
-    }
+    this.writer = new RunLogWriter(deps, run, signal);
   }
 
   async drive(): Promise<void> {
     const wake = () => this.wake();
     this.signal.addEventListener('abort', wake);
     try {
-      if (this.stopping) await this.skipRest();
-      for (;;) {
-        if (this.signal.aborted) throw this.signal.reason ?? new Error('aborted');
-        if (this.callFailure) throw this.callFailure;
-        this.loadAhead();
-        const results = this.pending.splice(0);
-        const freed = results.filter((r) => r.started).length;
-        const starts = this.stopping
-          ? []
-          : this.ready.splice(0, this.run.concurrency - (this.inFlight - freed));
-        const work = results.length + starts.length + this.queuedEvents.length + this.cellRetries.length;
-        if (work === 0) {
-          if (this.inFlight === 0 && !this.loading && (this.stopping || this.ready.length === 0)) return;
-          const woken = await this.sleep();
-          if (!woken && !this.stopping && this.ready.length > 0) await this.lookForStop();
-          continue;
-        }
-        if (!(await this.append(results, starts))) {
-          this.ready.unshift(...starts);
-          this.pending.unshift(...results);
-          await this.lookForStop();
-          continue;
-        }
-        this.inFlight += starts.length - freed;
-        for (const row of starts) this.call(row);
-      }
+      await this.resume();
+      if (
+        this.log.stopRequested ||
+        (await this.retrying(() => storeResults(this.deps.pool, this.run.runId, [])))
+      )
+        await this.stop();
+      await this.loop();
+      await this.writer.drain();
+      this.throwIfAborted();
+    } catch (error) {
+      await this.writer.settle();
+      throw error;
     } finally {
       this.signal.removeEventListener('abort', wake);
+    }
+  }
+
+  /** Results a driver before this one stored: into the log (those not there yet), not run again. */
+  private async resume(): Promise<void> {
+    const stored = await storedResults(this.deps.pool, this.run.runId);
+    const done = new Set(this.log.finished);
+    for (const result of stored) {
+      if (done.has(result.finished.rowId)) continue;
+      done.add(result.finished.rowId);
+      this.writer.finish(result, true);
+    }
+    const logged = stored.filter((r) => this.log.finished.has(r.finished.rowId)).map((r) => r.finished.rowId);
+    await dropResults(this.deps.pool, this.run.runId, logged);
+    for (let first = 0; first < this.run.rowIds.length; ) {
+      const size = first === 0 ? FIRST_STEP : STEP;
+      const rowIds = this.run.rowIds.slice(first, first + size).filter((id) => !done.has(id));
+      if (rowIds.length > 0) this.todo.push({ first, rowIds });
+      first += size;
+    }
+  }
+
+  private async loop(): Promise<void> {
+    for (;;) {
+      this.throwIfAborted();
+      if (this.callFailure) throw this.callFailure;
+      this.loadAhead();
+      const results = this.pending.splice(0);
+      const starts = this.stopping
+        ? 0
+        : Math.min(this.ready.length, this.run.concurrency - (this.inFlight - results.length));
+      if (results.length === 0 && starts === 0) {
+        if (this.inFlight === 0 && !this.loading && (this.stopping || this.ready.length === 0)) return;
+        const woken = await this.sleep();
+        if (!woken && !this.stopping && this.ready.length > 0) {
+          if (await this.retrying(() => storeResults(this.deps.pool, this.run.runId, []))) await this.stop();
+        }
+        continue;
+      }
+      const stopped = await this.retrying(() => storeResults(this.deps.pool, this.run.runId, results));
+      this.inFlight -= results.length;
+      for (const result of results) this.writer.finish(result, true);
+      if (stopped) {
+        if (!this.stopping) await this.stop();
+        continue;
+      }
+      const rows = this.ready.splice(0, starts);
+      this.inFlight += rows.length;
+      this.writer.start(rows.map((r) => r.rowId));
+      for (const row of rows) this.call(row);
     }
   }
 
   private call(row: Ready): void {
     this.callRow(row.rowId, row.cells, this.signal).then(
       (result) => {
-        this.pending.push({ ...result, started: true });
+        this.pending.push(result);
         this.wake();
       },
       (error) => {
@@ -168,120 +144,22 @@ export class RunDriver {
     );
   }
 
-  /**
-   * One append: the steps queued since the last, the results in, the rows starting, on the run's
-   * stream at the revision last seen; each result's cell on its row's stream (and cells that failed
-   * alone before). False when the run's stream moved (a stop): nothing of the run's part landed, and
-   * nothing starts. The database away: the same append again, with backoff (its ids land it once).
-   */
-  private async append(results: Pending[], starts: Ready[]): Promise<boolean> {
-    const at = this.deps.clock().toISOString();
-    const run = { runId: this.run.runId, tableId: this.run.tableId, columnId: this.run.columnId, at };
-    const queued = this.queuedEvents.splice(0);
-    const events = [
-      ...queued,
-      ...results.map((r) => finishedEvent(r.finished)),
-      ...(starts.length > 0
-        ? [
-            startedEvent(
-              run,
-              this.revision,
-              starts.map((s) => s.rowId),
-            ),
-          ]
-        : []),
-    ];
-    const retried = this.cellRetries.splice(0);
-    for (let attempt = 0; ; attempt++) {
-      if (this.signal.aborted) throw this.signal.reason ?? new Error('aborted');
-      const cells = [...retried, ...results].filter((r) => !r.cellLanded);
-      const runPart: StreamAppend[] =
-        events.length > 0
-          ? [{ stream: runStream.name(run.runId), events, expectedRevision: this.revision }]
-          : [];
-      const appends = [
-        ...runPart,
-        ...cells.map((r) => finishedCell({ ...run, rowId: r.finished.rowId }, r.finished, r.value)),
-      ];
-      const outcomes = await this.deps.store
-        .appendToStreams(appends)
-        .catch((error: Error) => appends.map(() => ({ ok: false as const, error })));
-      const failedCells = this.settleCells(cells, outcomes.slice(runPart.length));
-      const outcome = runPart.length > 0 ? outcomes[0] : { ok: true as const, result: undefined };
-      if (outcome?.ok) {
-        if (outcome.result) this.revision = outcome.result.nextExpectedRevision;
-        this.cellRetries.push(...failedCells);
-        return true;
-      }
-      if (outcome?.error instanceof WrongExpectedRevisionError) {
-        this.queuedEvents.unshift(...queued);
-        this.cellRetries.push(...failedCells.filter((c) => retried.includes(c)));
-        return false;
-      }
-      this.deps.logger.warn(
-        { err: outcome?.error, runId: run.runId, attempt },
-        'run append failed; retrying',
-      );
-      await new Promise((r) => setTimeout(r, backoffMs(attempt)));
-    }
-  }
-
-  /** Marks the cells that landed; answers those to try again (a cell given up on is logged). */
-  private settleCells(cells: Pending[], outcomes: { ok: boolean; error?: Error }[]): Pending[] {
-    return cells.filter((cell, i) => {
-      const outcome = outcomes[i];
-      if (outcome?.ok) {
-        cell.cellLanded = true;
-        return false;
-      }
-      cell.cellTries = (cell.cellTries ?? 0) + 1;
-      if (cell.cellTries < CELL_TRIES) return true;
-      cell.cellLanded = true; // given up: the run's own result stands
-      this.deps.logger.error(
-        { err: outcome?.error, runId: this.run.runId, rowId: cell.finished.rowId },
-        "a run row's cell could not be recorded",
-      );
-      return false;
-    });
-  }
-
-  /** Reads the run's stream again (it moved, or has not been looked at for a while): a stop? */
-  private async lookForStop(): Promise<void> {
-    const stream = runStream.name(this.run.runId);
-    const last = (await this.deps.store.readLastEvents([stream])).get(stream);
-    if (last && last.revision === this.revision) return;
-    const log = await readRunLog(this.deps.store, this.run.runId);
-    this.revision = log.revision;
-    if (log.stopRequested && !this.stopping) {
-      this.stopping = true;
-      await this.skipRest();
-    }
-  }
-
-  /** Every row not started, skipped: the run was stopped. Cells queued or not, nothing is charged. */
-  private async skipRest(): Promise<void> {
+  /** Every row not started, skipped: the run was stopped. Nothing is charged for them. */
+  private async stop(): Promise<void> {
+    this.stopping = true;
     await this.loading;
     const at = this.deps.clock().toISOString();
-    const rowIds = [
+    const rest = [
       ...this.ready.splice(0).map((r) => r.rowId),
       ...this.todo.splice(0).flatMap((s) => s.rowIds),
     ];
-    this.queuedEvents = [];
-    for (let i = 0; i < rowIds.length; i += STEP) {
-      const skipped = rowIds.slice(i, i + STEP).map((rowId) => ({
-        finished: skippedResult({ ...this.step(rowId), at }, RUN_STOPPED),
-        started: false,
-      }));
-      while (!(await this.append(skipped, []))) {
-        const log = await readRunLog(this.deps.store, this.run.runId);
-        this.revision = log.revision;
-      }
-    }
+    for (const rowId of rest)
+      this.writer.finish({ finished: skippedResult(this.step(rowId, at), RUN_STOPPED) }, false);
   }
 
-  private step(rowId: string): RowStep {
+  private step(rowId: string, at: string): RowStep {
     const { runId, tableId, columnId } = this.run;
-    return { runId, tableId, columnId, rowId, at: '' };
+    return { runId, tableId, columnId, rowId, at };
   }
 
   /** Reads the next step's cells while the rows before it run, once the rows ready run low. */
@@ -289,29 +167,23 @@ export class RunDriver {
     if (this.stopping || this.loading || this.todo.length === 0) return;
     if (this.ready.length > Math.max(4 * this.run.concurrency, 200)) return;
     const step = this.todo.shift()!;
-    this.loading = this.loadStep(step).finally(() => {
-      this.loading = undefined;
-      this.wake();
-    });
-    this.loading.catch(() => {}); // a failed read is thrown by the loop (callFailure)
+    this.loading = this.loadStep(step)
+      .catch((error) => {
+        this.callFailure ??= error;
+      })
+      .finally(() => {
+        this.loading = undefined;
+        this.wake();
+      });
   }
 
   private async loadStep(step: { first: number; rowIds: string[] }): Promise<void> {
-    const { tableId } = this.run;
-    let rows: { id: string; cells: Record<string, unknown> }[];
-    for (let attempt = 0; ; attempt++) {
-      try {
-        ({ rows } = await this.deps.pool.query<{ id: string; cells: Record<string, unknown> }>(
-          `SELECT id, cells FROM ${ROWS} WHERE table_id = $1 AND id = ANY($2)`,
-          [tableId, step.rowIds],
-        ));
-        break;
-      } catch (error) {
-        if (this.signal.aborted) throw error;
-        this.deps.logger.warn({ err: error, runId: this.run.runId, attempt }, "reading a run's rows failed");
-        await new Promise((r) => setTimeout(r, backoffMs(attempt)));
-      }
-    }
+    const { rows } = await this.retrying(() =>
+      this.deps.pool.query<{ id: string; cells: Record<string, unknown> }>(
+        `SELECT id, cells FROM ${ROWS} WHERE table_id = $1 AND id = ANY($2)`,
+        [this.run.tableId, step.rowIds],
+      ),
+    );
     if (this.stopping) {
       this.todo.unshift(step);
       return;
@@ -319,14 +191,31 @@ export class RunDriver {
     const cellsOf = new Map(rows.map((r) => [r.id, r.cells]));
     const present = step.rowIds.filter((id) => cellsOf.has(id));
     const at = this.deps.clock().toISOString();
-    const event = queuedEvent({ ...this.step(''), at }, step.first, present);
-    if (present.length > 0 && !this.log.queued.has(event.id!)) this.queuedEvents.push(event);
+    const event = queuedEvent(this.step('', at), step.first, present);
+    if (present.length > 0 && !this.log.queued.has(event.id!)) this.writer.queue(event);
     for (const rowId of present) this.ready.push({ rowId, cells: cellsOf.get(rowId)! });
     for (const rowId of step.rowIds.filter((id) => !cellsOf.has(id)))
-      this.pending.push({
-        finished: skippedResult({ ...this.step(rowId), at }, ROW_DELETED),
-        started: false,
-      });
+      this.writer.finish({ finished: skippedResult(this.step(rowId, at), ROW_DELETED) }, false);
+  }
+
+  /** A database statement tried again with backoff until it answers (or the driver is aborted). */
+  private async retrying<T>(statement: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await statement();
+      } catch (error) {
+        if (this.signal.aborted) throw error;
+        this.deps.logger.warn(
+          { err: error, runId: this.run.runId, attempt },
+          "a run's statement failed; retrying",
+        );
+        await new Promise((r) => setTimeout(r, backoffMs(attempt)));
+      }
+    }
+  }
+
+  private throwIfAborted(): void {
+    if (this.signal.aborted) throw this.signal.reason ?? new Error('aborted');
   }
 
   private wake(): void {

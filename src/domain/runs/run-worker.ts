@@ -2,7 +2,8 @@ import { setMaxListeners } from 'node:events';
 import type { WorkerFactory } from '../../feature.ts';
 import type { AppDeps } from '../../http/app.ts';
 import { type ExecutorFor, rowCaller, tableColumns } from './row-call.ts';
-import { RunDriver, readRunLog } from './run-driver.ts';
+import { RunDriver } from './run-driver.ts';
+import { readRunLog } from './run-log.ts';
 import { RUN_QUEUE } from './run-state.ts';
 
 /** Runs driven at once by one process (each with its own concurrency of calls, up to 64). */

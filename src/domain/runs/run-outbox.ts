@@ -1,0 +1,51 @@
+import type { Pool } from '../../db/pool.ts';
+import type { RowResult } from './row-call.ts';
+
+/**
+ * Where a run's row results are durable before their events are appended (migration 0026), and the
+ * stop flag its driver reads with every store of them. See src/domain/runs/run-driver.ts.
+ */
+interface Db {
+  query: Pool['query'];
+}
+
+/**
+ * Stores results (none: only looks), and answers whether the run was asked to stop: read in the same
+ * statement, so rows started after a `false` started before any stop's answer.
+ */
+export async function storeResults(db: Db, runId: string, results: readonly RowResult[]): Promise<boolean> {
+  const { rows } = await db.query<{ stopped: boolean }>(
+    `WITH stored AS (
+       INSERT INTO run_row_results (run_id, row_id, result)
+       SELECT $1, r.row_id, r.result FROM unnest($2::text[], $3::jsonb[]) AS r(row_id, result)
+       ON CONFLICT (run_id, row_id) DO NOTHING
+     )
+     SELECT EXISTS (SELECT 1 FROM run_stops WHERE run_id = $1) AS stopped`,
+    [
+      runId,
+      results.map((r) => r.finished.rowId),
+      results.map((r) => JSON.stringify({ finished: r.finished, value: r.value })),
+    ],
+  );
+  return rows[0]!.stopped;
+}
+
+/** The results stored and not yet in the log (a driver before this one died first). */
+export async function storedResults(db: Db, runId: string): Promise<RowResult[]> {
+  const { rows } = await db.query<{ result: RowResult }>(
+    'SELECT result FROM run_row_results WHERE run_id = $1 ORDER BY created_at, row_id',
+    [runId],
+  );
+  return rows.map((r) => r.result);
+}
+
+/** Results whose events are in the log now. */
+export async function dropResults(db: Db, runId: string, rowIds: readonly string[]): Promise<void> {
+  if (rowIds.length === 0) return;
+  await db.query('DELETE FROM run_row_results WHERE run_id = $1 AND row_id = ANY($2)', [runId, rowIds]);
+}
+
+/** The stop, where drivers look for it: before the stop's event, so that a stop answered is one seen. */
+export async function flagStop(db: Db, runId: string): Promise<void> {
+  await db.query('INSERT INTO run_stops (run_id) VALUES ($1) ON CONFLICT (run_id) DO NOTHING', [runId]);
+}
