@@ -6,9 +6,9 @@ import { enqueue } from '../../src/work/queue.ts';
 /**
  * A run's start becomes work (DESIGN section 9), in the transaction that moves this reactor's
  * checkpoint: each start is turned into work exactly once, and the item's id (the run's) makes a
- * repeat a no-op. The item queues the run's rows a step at a time (src/domain/runs/queue-worker.ts:
- * their cells `queued`, then one item per row, the run their group and its concurrency their limit).
- * Runs with no rows to run have nothing to queue (the runs read model ends them). No tables of its
+ * repeat a no-op. The item's holder drives the run's rows (src/domain/runs/run-driver.ts: a step at a
+ * time queued, then called at the run's concurrency, their results recorded). Runs with no rows to
+ * run have nothing to drive (the runs read model ends them). No tables of its
  * own; never bump its version (a rebuild would read the whole log again; the ids make that harmless
  * only while the items are kept).
  */

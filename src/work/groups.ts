@@ -1,12 +1,12 @@
-import { type Db, noteEnqueue, type WorkItemInput } from './queue.ts';
+import { type Db, noteEnqueue } from './queue.ts';
 
 /**
- * The items of one group (a run's rows, a subscription's messages, a column's auto-run): cancelled
- * together, enqueued into unless cancelled, made due together. Split from queue.ts, which holds the
+ * The items of one group (a subscription's messages, a column's auto-run): cancelled together, made
+ * due together. Split from queue.ts, which holds the
  * life of one item (enqueue, claim, renew, settle).
  */
 
-/** The pending items of a group become `cancelled` (a stopped run's rows); answers their ids. */
+/** The pending items of a group become `cancelled` (a deleted subscription's messages); answers their ids. */
 export async function cancelPending(db: Db, filter: { kind: string; groupKey: string }): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `UPDATE work_items SET status = 'cancelled', updated_at = now()
@@ -15,44 +15,6 @@ export async function cancelPending(db: Db, filter: { kind: string; groupKey: st
     [filter.kind, filter.groupKey],
   );
   return rows.map((r) => r.id);
-}
-
-/**
- * Cancels a group for good (a stopped run): its pending items become `cancelled` and `enqueueInGroup`
- * adds nothing to it after (migration 0015: both take the group's lock). Answers the ids cancelled.
- */
-export async function cancelGroup(db: Db, filter: { kind: string; groupKey: string }): Promise<string[]> {
-  const { rows } = await db.query<{ id: string }>('SELECT work_cancel_group($1, $2) AS id', [
-    filter.kind,
-    filter.groupKey,
-  ]);
-  return rows.map((r) => r.id);
-}
-
-/**
- * Enqueues items into one group unless `cancelGroup` cancelled it: answers how many were new, or
- * `cancelled` (nothing enqueued). Items are due at once.
- */
-export async function enqueueInGroup(
-  db: Db,
-  group: { kind: string; groupKey: string },
-  items: readonly Omit<WorkItemInput, 'kind' | 'groupKey' | 'runAt'>[],
-): Promise<number | 'cancelled'> {
-  noteEnqueue(group.kind);
-  const { rows } = await db.query<{ n: number }>('SELECT work_enqueue_group($1, $2, $3::jsonb) AS n', [
-    group.kind,
-    group.groupKey,
-    JSON.stringify(
-      items.map((item) => ({
-        id: item.id,
-        organization_id: item.organizationId,
-        group_limit: item.groupLimit ?? null,
-        payload: item.payload ?? null,
-      })),
-    ),
-  ]);
-  const n = rows[0]?.n ?? 0;
-  return n < 0 ? 'cancelled' : n;
 }
 
 /**

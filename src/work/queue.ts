@@ -9,7 +9,7 @@ import type { Pool, PoolClient } from '../db/pool.ts';
 export type Db = Pool | PoolClient;
 
 export interface WorkItemInput {
-  /** Deterministic (the kind and a business key, e.g. `run-row:<runId>:<rowId>`): a repeat is a no-op. */
+  /** Deterministic (the kind and a business key, e.g. `run-queue:<runId>`): a repeat is a no-op. */
   id: string;
   kind: string;
   organizationId: string;
@@ -257,13 +257,6 @@ export async function requeue(db: Db, ids: readonly string[], runAt?: Date): Pro
     [ids, runAt ?? null],
   );
   return rows.map((r) => r.id);
-}
-
-/** Which of these items exist, in any status (settled ones are kept for a while: see `sweep`). */
-export async function existing(db: Db, ids: readonly string[]): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
-  const { rows } = await db.query<{ id: string }>('SELECT id FROM work_items WHERE id = ANY($1)', [ids]);
-  return new Set(rows.map((r) => r.id));
 }
 
 /** Removes settled items older than `olderThanMs`, a batch at a time; answers how many went. */

@@ -102,12 +102,13 @@ export function eventIdOf(...parts: string[]): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/** The work item kinds of runs: one to queue its rows, one item per row, one to end the run. */
+/**
+ * The work item kinds of runs: one that drives the run's rows (named for when it only queued them;
+ * items of that name are in databases), one to end the run.
+ */
 export const RUN_QUEUE = 'run-queue';
-export const RUN_ROW = 'run-row';
 export const RUN_FINISH = 'run-finish';
 export const runQueueItemId = (runId: string) => `${RUN_QUEUE}:${runId}`;
-export const runRowItemId = (runId: string, rowId: string) => `${RUN_ROW}:${runId}:${rowId}`;
 export const runFinishItemId = (runId: string) => `${RUN_FINISH}:${runId}`;
 
 /** What goes out as `Idempotency-Key` with every call a row makes: the same for a repeat of the row. */

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createLogger } from '../../../src/logger.ts';
-import { cancelGroup, cancelPending, dueNow, enqueueInGroup } from '../../../src/work/groups.ts';
+import { cancelPending, dueNow } from '../../../src/work/groups.ts';
 import {
   claim,
   enqueue,
@@ -156,20 +156,6 @@ test('settling and claiming in one call: the freed leases count, a lost lease is
     ]),
     2,
   );
-});
-
-test('a cancelled group: its pending items cancelled, nothing enqueued into it after', async ({ db }) => {
-  const group = { kind: 'test', groupKey: 'run-4' };
-  const items = (ids: string[]) =>
-    ids.map((id) => ({ id, organizationId: 'org-1', groupLimit: 1, payload: { id } }));
-  assert.is(await enqueueInGroup(db.pool, group, items(['g1', 'g2', 'g3'])), 3);
-  const [leased] = await claimFor(db, 'o', 5);
-  assert.is(leased?.id, 'g1');
-  assert.equal((await cancelGroup(db.pool, group)).sort(), ['g2', 'g3']);
-  assert.is(await enqueueInGroup(db.pool, group, items(['g4'])), 'cancelled');
-  assert.is(await statusOf(db, 'g4'), undefined, 'nothing enqueued after the cancel');
-  assert.equal(await statusOf(db, 'g1'), { status: 'leased', attempts: 1 }, 'what was claimed runs on');
-  assert.is(await enqueueInGroup(db.pool, { kind: 'test', groupKey: 'run-5' }, items(['h1'])), 1);
 });
 
 test('a group put off until later can be made due now', async ({ db }) => {
