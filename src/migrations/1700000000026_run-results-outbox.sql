@@ -9,7 +9,8 @@
 CREATE TABLE run_row_results (
   run_id     text NOT NULL,
   row_id     text NOT NULL,
-  result     jsonb NOT NULL,
+  -- JSON as text: a value with a NUL character (\u0000), which jsonb refuses, is stored all the same.
+  result     text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (run_id, row_id)
 );

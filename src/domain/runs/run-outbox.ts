@@ -17,7 +17,7 @@ export async function storeResults(db: Db, runId: string, results: readonly RowR
   const { rows } = await db.query<{ stopped: boolean }>(
     `WITH stored AS (
        INSERT INTO run_row_results (run_id, row_id, result)
-       SELECT $1, r.row_id, r.result FROM unnest($2::text[], $3::jsonb[]) AS r(row_id, result)
+       SELECT $1, r.row_id, r.result FROM unnest($2::text[], $3::text[]) AS r(row_id, result)
        ON CONFLICT (run_id, row_id) DO NOTHING
      )
      SELECT EXISTS (SELECT 1 FROM run_stops WHERE run_id = $1) AS stopped`,
@@ -32,11 +32,11 @@ export async function storeResults(db: Db, runId: string, results: readonly RowR
 
 /** The results stored and not yet in the log (a driver before this one died first). */
 export async function storedResults(db: Db, runId: string): Promise<RowResult[]> {
-  const { rows } = await db.query<{ result: RowResult }>(
+  const { rows } = await db.query<{ result: string }>(
     'SELECT result FROM run_row_results WHERE run_id = $1 ORDER BY created_at, row_id',
     [runId],
   );
-  return rows.map((r) => r.result);
+  return rows.map((r) => JSON.parse(r.result) as RowResult);
 }
 
 /** Results whose events are in the log now. */

@@ -198,6 +198,47 @@ test('stopped while its rows are in their calls: those finish, nothing starts af
   });
 });
 
+test('results stored by a driver that died before appending them: appended, not called again', async (ctx) => {
+  const { tableId, runId, work, rowIds } = await startedRun(ctx, 6);
+  const [done, alsoDone] = [rowIds[1]!, rowIds[4]!];
+  // What a driver leaves behind when it dies between storing two results and appending their events.
+  const result = (rowId: string) => ({
+    finished: {
+      runId,
+      rowId,
+      outcome: 'succeeded',
+      error: null,
+      meta: { durationMs: 3, attempts: 1, httpStatus: 200 },
+      charged: 1,
+      at: new Date().toISOString(),
+    },
+    value: { stored: rowId },
+  });
+  for (const rowId of [done, alsoDone])
+    await ctx.t.db.pool.query('INSERT INTO run_row_results (run_id, row_id, result) VALUES ($1, $2, $3)', [
+      runId,
+      rowId,
+      JSON.stringify(result(rowId)),
+    ]);
+  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal), { status: 'done' });
+  assert.is(ctx.target.counts.size, 4, 'the rows with a stored result were not called');
+  assert.is(ctx.target.counts.has(`${runId}:${done}`), false);
+  const finished = await runEvents(ctx.t, runId, 'RunRowFinished');
+  assert.is(finished.length, 6);
+  assert.equal(finished.find((f) => f.rowId === done)?.meta, result(done).finished.meta);
+  const { rows: left } = await ctx.t.db.pool.query('SELECT row_id FROM run_row_results WHERE run_id = $1', [
+    runId,
+  ]);
+  assert.equal(left, [], 'stored results leave once their events are in the log');
+  const cell = await eventually('the stored value in its cell', async () => {
+    const res = await call(ctx.t.app, 'GET', `/api/tables/${tableId}/rows/${done}`, {
+      headers: bearer(ctx.key),
+    });
+    return res.body.cellStatus?.result?.status === 'done' ? res.body : undefined;
+  });
+  assert.equal(cell.cells.result, { stored: done });
+});
+
 test('stopped before it was driven: nothing called, every row skipped', async (ctx) => {
   const { runId, work } = await startedRun(ctx, 5);
   const stopped = await call(ctx.t.app, 'POST', `/api/runs/${runId}/stop`, { headers: bearer(ctx.key) });
