@@ -7,9 +7,10 @@ import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import type { AppDeps } from '../../src/http/app.ts';
 
 /**
- * Stops a run: the stop is flagged where the run's driver looks before it starts rows (run_stops:
- * src/domain/runs/run-driver.ts), then recorded on the run's stream. Once the flag is in, no row
- * starts; the driver skips the rows not started and records those in their calls as they finish, and
+ * Stops a run: the stop is recorded on the run's stream, then flagged where the run's driver looks
+ * before it starts rows (run_stops: src/domain/runs/run-driver.ts), then answered. Once the flag is in,
+ * no row starts (and the run's end, which follows the rows the driver then skips, finds the stop in
+ * the log); the driver skips the rows not started and records those in their calls as they finish, and
  * the run ends `stopped` once they have (the runs read model sees the last row and enqueues the end).
  * Stopping a run that has ended, or is stopping, changes nothing.
  */
@@ -20,12 +21,14 @@ export async function stopRun(
 ): Promise<Position | undefined> {
   const { state } = await loadState(deps.store, runStream.name(runId), runStream);
   const run = state.created;
-  if (!run || state.finished || state.stopRequestedAt) return undefined;
-  await flagStop(deps.pool, runId);
+  if (!run || state.finished) return undefined;
+  // Flagged again on a repeat: a stop that died between its event and its flag is completed.
+  if (state.stopRequestedAt) return void (await flagStop(deps.pool, runId));
   const at = deps.clock().toISOString();
   const stopped = await deps.store.append(runStream.name(runId), [
     { id: eventIdOf('stop', runId), type: 'RunStopRequested', data: { runId, at }, metadata },
   ]);
+  await flagStop(deps.pool, runId);
   return stopped.position;
 }
 

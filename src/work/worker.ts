@@ -16,6 +16,11 @@ import {
 
 export type Outcome = Settlement;
 
+/** Whose lease a handler works under: a handler can check it is still this one's (a fence). */
+export interface Lease {
+  owner: string;
+}
+
 /** A kind of background work and how to do one item of it (a feature declares these). */
 export interface WorkerSpec {
   kind: string;
@@ -34,7 +39,7 @@ export interface WorkerSpec {
    * records must be idempotent (events with deterministic ids). A throw is retried with backoff, and
    * after `MAX_THROWS` claims the item is dead.
    */
-  handle(item: WorkItem, signal: AbortSignal): Promise<Outcome>;
+  handle(item: WorkItem, signal: AbortSignal, lease: Lease): Promise<Outcome>;
   /**
    * How finished items are settled and the next claimed in one round trip, when not by `settleAndClaim`
    * (e.g. `settleAndClaimSticky`, src/work/batch.ts).
@@ -218,7 +223,7 @@ export class Worker {
   private async handle(item: WorkItem, signal: AbortSignal): Promise<void> {
     let outcome: Outcome;
     try {
-      outcome = await this.spec.handle(item, signal);
+      outcome = await this.spec.handle(item, signal, { owner: this.owner });
     } catch (error) {
       if (signal.aborted) {
         // Released at stop, or taken over: not this holder's to settle.

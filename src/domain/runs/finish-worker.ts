@@ -3,6 +3,7 @@ import type { WorkerFactory } from '../../feature.ts';
 import { dueNow } from '../../work/groups.ts';
 import { settleCredits } from './credits.ts';
 import type { RunCreatedData, RunEvent, RunFinishedData } from './events.ts';
+import { forgetRun } from './run-outbox.ts';
 import { columnRunStream, eventIdOf, RUN_FINISH, runStream } from './run-state.ts';
 
 /** How a run ended, from its rows' outcomes. */
@@ -24,7 +25,7 @@ export function finalStatus(
 /**
  * A run's end, once every row has its result (the runs read model enqueues it): the run's rows cost
  * what their results say, that is charged and the rest of the reservation refunded, the run's end is
- * recorded and the column released. Each step's event id comes from the run, so an end worked twice
+ * recorded (its stored results and stop flag, if any, forgotten) and the column released. Each step's event id comes from the run, so an end worked twice
  * (its holder died) changes nothing the second time.
  */
 export const runFinishWorker: WorkerFactory = (deps) => ({
@@ -73,6 +74,7 @@ export const runFinishWorker: WorkerFactory = (deps) => ({
     await deps.store.append(runStream.name(runId), [
       { id: eventIdOf('finished', runId), type: 'RunFinished', data: done },
     ]);
+    await forgetRun(deps.pool, runId);
     const { tableId, columnId } = run;
     await deps.store.append(columnRunStream.name(tableId, columnId), [
       { id: eventIdOf('release', runId), type: 'ColumnRunReleased', data: { tableId, columnId, runId } },

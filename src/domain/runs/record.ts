@@ -1,8 +1,8 @@
-import type { EventStore, NewEvent, StreamAppend } from '../../event-store/port.ts';
+import type { NewEvent, StreamAppend } from '../../event-store/port.ts';
 import type { CellStatusValue } from '../rows/events.ts';
 import { rowStream } from '../rows/row-state.ts';
 import type { RunRowFinishedData, RunRowsData } from './events.ts';
-import { eventIdOf, runStream } from './run-state.ts';
+import { eventIdOf } from './run-state.ts';
 
 /**
  * The events a run records about its rows. On the run's own stream: its rows `queued` (a step of rows
@@ -80,16 +80,6 @@ export function finishedCell(step: RowStep, finished: RunRowFinishedData, value?
   };
 }
 
-/** The row's result on the run and in its cell. */
-export const finishedAppends = (
-  step: RowStep,
-  finished: RunRowFinishedData,
-  value?: unknown,
-): StreamAppend[] => [
-  { stream: runStream.name(step.runId), events: [finishedEvent(finished)] },
-  finishedCell(step, finished, value),
-];
-
 /** A row skipped before its call (its run stopped, the row deleted): nothing charged. */
 export const skippedResult = (
   step: RowStep,
@@ -106,16 +96,3 @@ export const skippedResult = (
 
 /** Why a row the run's stop kept from starting is skipped. */
 export const RUN_STOPPED = { code: 'run_stopped', message: 'the run was stopped before this row started' };
-
-/** A row the run's stop kept from starting: skipped on the run and in its cell. */
-export const stoppedAppends = (step: RowStep): StreamAppend[] =>
-  finishedAppends(step, skippedResult(step, RUN_STOPPED));
-
-/** Many rows' steps at once (a stop's skipped rows), a thousand streams a call. */
-export async function recordAll(store: EventStore, appends: StreamAppend[]): Promise<void> {
-  for (let i = 0; i < appends.length; i += 1000) {
-    const outcomes = await store.appendToStreams(appends.slice(i, i + 1000));
-    const failed = outcomes.find((o) => !o.ok);
-    if (failed && !failed.ok) throw failed.error;
-  }
-}

@@ -31,7 +31,10 @@ export async function tableColumns(deps: Pick<AppDeps, 'pool'>, tableId: string)
 
 /** A row's result from its executor's outcome: its outcome, error, what the executor reported, its charge. */
 function resultOf(run: RunCreatedData, rowId: string, outcome: ExecutionOutcome, at: string): RowResult {
-  const error = outcome.ok ? null : outcome.error;
+  // The log stores events as jsonb, which refuses a NUL character: one in an error would stall the run.
+  const error = outcome.ok
+    ? null
+    : { code: outcome.error.code, message: outcome.error.message.replaceAll('\u0000', '') };
   return {
     finished: {
       runId: run.runId,

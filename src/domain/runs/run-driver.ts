@@ -1,12 +1,12 @@
 import { ROWS } from '../../../projections/rows/rows.ts';
-import { backoffMs } from '../../db/backoff.ts';
+import { retryUntilAborted } from '../../db/backoff.ts';
 import type { AppDeps } from '../../http/app.ts';
 import type { RunCreatedData } from './events.ts';
 import { queuedEvent, type RowStep, RUN_STOPPED, skippedResult } from './record.ts';
 import type { RowResult } from './row-call.ts';
 import type { RunLog } from './run-log.ts';
 import { RunLogWriter } from './run-log-writer.ts';
-import { dropResults, storedResults, storeResults } from './run-outbox.ts';
+import { type DrivenRun, dropResults, storedResults, storeResults } from './run-outbox.ts';
 
 /** Rows queued in the first step (soon running) and in each step after (ahead of the rows running). */
 const FIRST_STEP = 64;
@@ -50,14 +50,18 @@ export class RunDriver {
   private callFailure: unknown;
   private wakeUp: (() => void) | undefined;
 
+  private readonly driven: DrivenRun;
+
   constructor(
     private readonly deps: Deps,
     private readonly run: RunCreatedData,
     private readonly log: RunLog,
     private readonly callRow: CallRow,
     private readonly signal: AbortSignal,
+    lease: { itemId: string; owner: string },
   ) {
     this.writer = new RunLogWriter(deps, run, signal);
+    this.driven = { runId: run.runId, ...lease };
   }
 
   async drive(): Promise<void> {
@@ -65,11 +69,7 @@ export class RunDriver {
     this.signal.addEventListener('abort', wake);
     try {
       await this.resume();
-      if (
-        this.log.stopRequested ||
-        (await this.retrying(() => storeResults(this.deps.pool, this.run.runId, [])))
-      )
-        await this.stop();
+      if (this.log.stopRequested || (await this.store([]))) await this.stop();
       await this.loop();
       await this.writer.drain();
       this.throwIfAborted();
@@ -83,7 +83,7 @@ export class RunDriver {
 
   /** Results a driver before this one stored: into the log (those not there yet), not run again. */
   private async resume(): Promise<void> {
-    const stored = await storedResults(this.deps.pool, this.run.runId);
+    const stored = await this.retrying(() => storedResults(this.deps.pool, this.run.runId));
     const done = new Set(this.log.finished);
     for (const result of stored) {
       if (done.has(result.finished.rowId)) continue;
@@ -91,7 +91,7 @@ export class RunDriver {
       this.writer.finish(result, true);
     }
     const logged = stored.filter((r) => this.log.finished.has(r.finished.rowId)).map((r) => r.finished.rowId);
-    await dropResults(this.deps.pool, this.run.runId, logged);
+    await this.retrying(() => dropResults(this.deps.pool, this.run.runId, logged));
     for (let first = 0; first < this.run.rowIds.length; ) {
       const size = first === 0 ? FIRST_STEP : STEP;
       const rowIds = this.run.rowIds.slice(first, first + size).filter((id) => !done.has(id));
@@ -112,23 +112,32 @@ export class RunDriver {
       if (results.length === 0 && starts === 0) {
         if (this.inFlight === 0 && !this.loading && (this.stopping || this.ready.length === 0)) return;
         const woken = await this.sleep();
-        if (!woken && !this.stopping && this.ready.length > 0) {
-          if (await this.retrying(() => storeResults(this.deps.pool, this.run.runId, []))) await this.stop();
-        }
+        if (!woken && !this.stopping && this.ready.length > 0 && (await this.store([]))) await this.stop();
         continue;
       }
-      const stopped = await this.retrying(() => storeResults(this.deps.pool, this.run.runId, results));
+      const stopped = await this.store(results);
       this.inFlight -= results.length;
       for (const result of results) this.writer.finish(result, true);
       if (stopped) {
         if (!this.stopping) await this.stop();
         continue;
       }
+      this.throwIfAborted();
       const rows = this.ready.splice(0, starts);
       this.inFlight += rows.length;
       this.writer.start(rows.map((r) => r.rowId));
       for (const row of rows) this.call(row);
     }
+  }
+
+  /**
+   * Stores results and answers whether the run was asked to stop. A lease lost meanwhile (another
+   * process drives the run now) ends this driver: it starts nothing more.
+   */
+  private async store(results: readonly RowResult[]): Promise<boolean> {
+    const { stopped, held } = await this.retrying(() => storeResults(this.deps.pool, this.driven, results));
+    if (!held) throw new Error(`run ${this.run.runId}: its lease is held by another process now`);
+    return stopped;
   }
 
   private call(row: Ready): void {
@@ -199,19 +208,16 @@ export class RunDriver {
   }
 
   /** A database statement tried again with backoff until it answers (or the driver is aborted). */
-  private async retrying<T>(statement: () => Promise<T>): Promise<T> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        return await statement();
-      } catch (error) {
-        if (this.signal.aborted) throw error;
+  private retrying<T>(statement: () => Promise<T>): Promise<T> {
+    return retryUntilAborted(
+      this.signal,
+      (error, attempt) =>
         this.deps.logger.warn(
           { err: error, runId: this.run.runId, attempt },
           "a run's statement failed; retrying",
-        );
-        await new Promise((r) => setTimeout(r, backoffMs(attempt)));
-      }
-    }
+        ),
+      statement,
+    );
   }
 
   private throwIfAborted(): void {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { backoffMs } from '../../db/backoff.ts';
+import { backoffMs, retryUntilAborted } from '../../db/backoff.ts';
 import { IdempotencyConflictError } from '../../event-store/errors.ts';
 import type { NewEvent, StreamAppend } from '../../event-store/port.ts';
 import type { AppDeps } from '../../http/app.ts';
@@ -25,15 +25,20 @@ const CELL_TRIES = 5;
 interface Held extends RowResult {
   /** In run_row_results (dropped once its events are in the log). */
   stored: boolean;
+  /** Appends of its cell refused for itself (not with the rest: the database away). */
   tries?: number;
+  /** Its value was refused; this is its error in its place. */
+  refused?: boolean;
 }
 
 /**
  * Writes what a run's driver did into the log, many rows an append: the steps queued, the rows started
  * (one RunRowsStarted an append), each result on the run and in its cell. Appends go one at a time, in
- * the order things happened (a row's start before its result, a step's queue before both), every
- * FLUSH_MS or FLUSH_ROWS results; a result that was stored in run_row_results leaves it once its
- * events are in. An append the database refuses is tried again with backoff; its ids land it once.
+ * the order things happened: on the run's stream a step's queue, then starts, then results; a row's
+ * cell is on its own stream and may come first in the log's order within one append (its read models
+ * take either order). Every FLUSH_MS, or FLUSH_ROWS results an append; a result that was stored in
+ * run_row_results leaves it once its events are in. An append the database refuses is tried again
+ * with backoff (its ids land it once); a cell value the log refuses alone becomes the cell's error.
  */
 export class RunLogWriter {
   private queued: NewEvent[] = [];
@@ -44,9 +49,11 @@ export class RunLogWriter {
   /** Names this writer's RunRowsStarted events apart from another driver's of the same run. */
   private readonly nonce = randomUUID();
   private appends = 0;
+  /** Cut off (`settle`): writes nothing more of its own accord. */
+  private settled = false;
 
   constructor(
-    private readonly deps: Pick<AppDeps, 'store' | 'pool' | 'logger'>,
+    private readonly deps: Pick<AppDeps, 'store' | 'pool' | 'logger' | 'clock'>,
     private readonly run: RunCreatedData,
     private readonly signal: AbortSignal,
   ) {}
@@ -80,7 +87,7 @@ export class RunLogWriter {
   }
 
   private soon(): void {
-    if (this.timer || this.writing) return;
+    if (this.timer || this.writing || this.settled) return;
     this.timer = setTimeout(() => this.writeNow(), FLUSH_MS);
   }
 
@@ -90,7 +97,9 @@ export class RunLogWriter {
     this.timer = undefined;
     this.writing = this.write().finally(() => {
       this.writing = undefined;
-      if (this.pendingCount() > 0) this.soon();
+      if (this.settled || this.pendingCount() === 0) return;
+      if (this.results.length >= FLUSH_ROWS) this.writeNow();
+      else this.soon();
     });
     this.writing.catch(() => {}); // drain awaits it; an abort is the driver's to throw
   }
@@ -104,6 +113,7 @@ export class RunLogWriter {
 
   /** The append under way, if any, ended: a driver cut off leaves nothing in flight behind it. */
   async settle(): Promise<void> {
+    this.settled = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     await this.writing;
@@ -111,10 +121,10 @@ export class RunLogWriter {
 
   private async write(): Promise<void> {
     const { runId, tableId, columnId } = this.run;
-    const at = new Date().toISOString();
+    const at = this.deps.clock().toISOString();
     const queued = this.queued.splice(0);
     const started = this.started.splice(0);
-    const results = this.results.splice(0);
+    const results = this.results.splice(0, FLUSH_ROWS);
     const runEvents: NewEvent[] = [
       ...queued,
       ...(started.length > 0
@@ -139,37 +149,49 @@ export class RunLogWriter {
       const outcomes = await this.deps.store
         .appendToStreams(appends)
         .catch((error: Error) => appends.map(() => ({ ok: false as const, error })));
+      // A part refused while others landed is refused for itself (a value the log cannot store); all
+      // refused is the database away, which counts against no cell.
+      const alone = outcomes.some((o) => o.ok);
       const offset = runPart ? 1 : 0;
       const runOutcome = runPart ? outcomes[0] : undefined;
       if (runOutcome?.ok) runPart = undefined;
       else if (runPart && runOutcome?.error instanceof IdempotencyConflictError) {
         // Some of these events are in the log already: appended by a driver of this run before this one
         // (taken over while its last append was under way). The rest go again, once.
-        runPart = await this.withoutLogged(runPart);
+        runPart = await this.withoutLogged(runPart).catch(() => runPart);
       } else if (runPart)
         this.deps.logger.warn({ err: runOutcome?.error, runId, attempt }, "a run's append failed; retrying");
-      cells = cells.filter((cell, i) => {
+      cells = cells.flatMap((cell, i) => {
         const outcome = outcomes[offset + i];
-        if (outcome?.ok) return false;
-        cell.tries = (cell.tries ?? 0) + 1;
-        if (cell.tries < CELL_TRIES) return true;
+        if (outcome?.ok) return [];
+        if (alone) cell.tries = (cell.tries ?? 0) + 1;
+        if ((cell.tries ?? 0) < CELL_TRIES) return [cell];
         this.deps.logger.error(
           { err: outcome?.error, runId, rowId: cell.finished.rowId },
-          "a run row's cell could not be recorded",
+          "a run row's value could not be recorded in its cell; the cell shows an error instead",
         );
-        return false;
+        return cell.refused ? [] : [refusedCell(cell)];
       });
     }
     const stored = results.filter((r) => r.stored).map((r) => r.finished.rowId);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await dropResults(this.deps.pool, runId, stored);
-        return;
-      } catch (error) {
-        if (this.signal.aborted) return;
-        this.deps.logger.warn({ err: error, runId, attempt }, "dropping a run's stored results failed");
-        await new Promise((r) => setTimeout(r, backoffMs(attempt)));
-      }
-    }
+    await retryUntilAborted(
+      this.signal,
+      (error, attempt) =>
+        this.deps.logger.warn({ err: error, runId, attempt }, "dropping a run's stored results failed"),
+      () => dropResults(this.deps.pool, runId, stored),
+    ).catch(() => {}); // aborted: the next driver drops them
   }
 }
+
+/** A cell whose value the log refused: its error instead (the run's own result stands). */
+const refusedCell = (cell: Held): Held => ({
+  ...cell,
+  refused: true,
+  tries: 0,
+  value: undefined,
+  finished: {
+    ...cell.finished,
+    outcome: 'failed',
+    error: { code: 'value_not_recorded', message: 'the event log refused the value (a NUL character?)' },
+  },
+});

@@ -9,25 +9,40 @@ interface Db {
   query: Pool['query'];
 }
 
+/** The run a driver stores results for, and the lease it drives it under (its work item, its owner). */
+export interface DrivenRun {
+  runId: string;
+  itemId: string;
+  owner: string;
+}
+
 /**
- * Stores results (none: only looks), and answers whether the run was asked to stop: read in the same
- * statement, so rows started after a `false` started before any stop's answer.
+ * Stores results (none: only looks), and answers whether the run was asked to stop and whether the
+ * driver still holds the run's lease: read in the same statement, so rows started after an answer of
+ * "not stopped, held" started before any stop's answer and while no other process drove the run.
  */
-export async function storeResults(db: Db, runId: string, results: readonly RowResult[]): Promise<boolean> {
-  const { rows } = await db.query<{ stopped: boolean }>(
+export async function storeResults(
+  db: Db,
+  run: DrivenRun,
+  results: readonly RowResult[],
+): Promise<{ stopped: boolean; held: boolean }> {
+  const { rows } = await db.query<{ stopped: boolean; held: boolean }>(
     `WITH stored AS (
        INSERT INTO run_row_results (run_id, row_id, result)
        SELECT $1, r.row_id, r.result FROM unnest($2::text[], $3::text[]) AS r(row_id, result)
        ON CONFLICT (run_id, row_id) DO NOTHING
      )
-     SELECT EXISTS (SELECT 1 FROM run_stops WHERE run_id = $1) AS stopped`,
+     SELECT EXISTS (SELECT 1 FROM run_stops WHERE run_id = $1) AS stopped,
+       EXISTS (SELECT 1 FROM work_items WHERE id = $4 AND lease_owner = $5 AND status = 'leased') AS held`,
     [
-      runId,
+      run.runId,
       results.map((r) => r.finished.rowId),
       results.map((r) => JSON.stringify({ finished: r.finished, value: r.value })),
+      run.itemId,
+      run.owner,
     ],
   );
-  return rows[0]!.stopped;
+  return rows[0]!;
 }
 
 /** The results stored and not yet in the log (a driver before this one died first). */
@@ -45,7 +60,13 @@ export async function dropResults(db: Db, runId: string, rowIds: readonly string
   await db.query('DELETE FROM run_row_results WHERE run_id = $1 AND row_id = ANY($2)', [runId, rowIds]);
 }
 
-/** The stop, where drivers look for it: before the stop's event, so that a stop answered is one seen. */
+/** The stop, where drivers look for it (after its event: a driver that sees it finds the event in the log). */
 export async function flagStop(db: Db, runId: string): Promise<void> {
   await db.query('INSERT INTO run_stops (run_id) VALUES ($1) ON CONFLICT (run_id) DO NOTHING', [runId]);
+}
+
+/** A run that has ended leaves nothing here. */
+export async function forgetRun(db: Db, runId: string): Promise<void> {
+  await db.query('DELETE FROM run_row_results WHERE run_id = $1', [runId]);
+  await db.query('DELETE FROM run_stops WHERE run_id = $1', [runId]);
 }

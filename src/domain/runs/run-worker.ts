@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { retryUntilAborted } from '../../db/backoff.ts';
 import type { WorkerFactory } from '../../feature.ts';
 import type { AppDeps } from '../../http/app.ts';
 import { type ExecutorFor, rowCaller, tableColumns } from './row-call.ts';
@@ -6,8 +7,11 @@ import { RunDriver } from './run-driver.ts';
 import { readRunLog } from './run-log.ts';
 import { RUN_QUEUE } from './run-state.ts';
 
-/** Runs driven at once by one process (each with its own concurrency of calls, up to 64). */
-const RUNS_AT_ONCE = 8;
+/**
+ * Runs driven at once by one process (each with its own concurrency of calls, up to 64): a long run
+ * holds one of them, so one-row auto-runs still find one free beside a few long runs.
+ */
+const RUNS_AT_ONCE = 16;
 /**
  * How long a run stays with a process that stops renewing its lease: after a crash, the run is driven
  * again this long after (renewed every third of it while the run is driven).
@@ -28,16 +32,25 @@ export const runWorker =
       kind: RUN_QUEUE,
       concurrency: RUNS_AT_ONCE,
       leaseMs: RUN_LEASE_MS,
-      async handle(item, signal) {
+      async handle(item, signal, lease) {
         const { runId } = item.payload as { runId: string };
-        const log = await readRunLog(deps.store, runId);
+        // Tried until they answer: a run's item that failed five times would be dead, its run never ended.
+        const retrying = <T>(statement: () => Promise<T>) =>
+          retryUntilAborted(
+            signal,
+            (error, attempt) =>
+              deps.logger.warn({ err: error, runId, attempt }, 'reading a run failed; retrying'),
+            statement,
+          );
+        const log = await retrying(() => readRunLog(deps.store, runId));
         const run = log.created;
         if (!run) return { status: 'dead', error: `no run ${runId}` };
         if (log.ended) return { status: 'done' };
         // Each call in flight listens to the signal (up to the run's concurrency, 64).
         setMaxListeners(2 * run.concurrency + 10, signal);
-        const callRow = rowCaller(deps, executorFor, run, await tableColumns(deps, run.tableId));
-        await new RunDriver(deps, run, log, callRow, signal).drive();
+        const columns = await retrying(() => tableColumns(deps, run.tableId));
+        const callRow = rowCaller(deps, executorFor, run, columns);
+        await new RunDriver(deps, run, log, callRow, signal, { itemId: item.id, owner: lease.owner }).drive();
         return { status: 'done' };
       },
     };

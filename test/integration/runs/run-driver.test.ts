@@ -24,6 +24,8 @@ const test = suite<{ t: TestApp; key: string; target: CountingTarget }>(
 );
 
 const CONCURRENCY = 4;
+/** The lease these tests drive runs under, as a worker of this process would hold it. */
+const LEASE = { owner: 'test-driver' };
 
 test.before.each(async (ctx) => {
   ctx.target = await startTarget({ delayMs: 5 });
@@ -75,6 +77,12 @@ async function startedRun({ t, key, target }: Ctx, rows: number) {
     return found[0];
   });
   assert.is(item.kind, RUN_QUEUE);
+  // Held as a worker's claim would hold it: a driver starts rows only under its item's lease.
+  await t.db.pool.query(
+    `UPDATE work_items SET status = 'leased', lease_owner = $2, lease_expires_at = now() + interval '1 hour'
+     WHERE id = $1`,
+    [item.id, LEASE.owner],
+  );
   const work: WorkItem = {
     id: item.id,
     kind: item.kind,
@@ -109,7 +117,7 @@ async function runEvents(t: TestApp, runId: string, type: string) {
 
 test('every row called once, at most the concurrency at once; queued a step at a time; driven again, nothing doubles', async (ctx) => {
   const { tableId, runId, work, rowIds } = await startedRun(ctx, 70);
-  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal), { status: 'done' });
+  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal, LEASE), { status: 'done' });
   assert.is(ctx.target.counts.size, 70);
   assert.ok(
     [...ctx.target.counts.values()].every((n) => n === 1),
@@ -129,7 +137,7 @@ test('every row called once, at most the concurrency at once; queued a step at a
   assert.is(finished.length, 70);
   assert.ok(finished.every((f) => f.outcome === 'succeeded'));
 
-  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal), { status: 'done' });
+  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal, LEASE), { status: 'done' });
   assert.ok(
     [...ctx.target.counts.values()].every((n) => n === 1),
     'driven again: nothing called again',
@@ -146,7 +154,7 @@ test('driven again after its driver was cut off: one result per row, repeats onl
   const { runId, work } = await startedRun(ctx, 40);
   const cut = new AbortController();
   ctx.target.hold();
-  const first = worker(ctx.t).handle(work, cut.signal);
+  const first = worker(ctx.t).handle(work, cut.signal, LEASE);
   await eventually('rows in their calls', () => ctx.target.inFlight() === CONCURRENCY);
   // Some rows finish, the next ones start, and then the process is gone mid-call.
   ctx.target.release();
@@ -160,7 +168,7 @@ test('driven again after its driver was cut off: one result per row, repeats onl
   );
   const calledBefore = new Map(ctx.target.counts);
   ctx.target.release();
-  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal), { status: 'done' });
+  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal, LEASE), { status: 'done' });
   const finished = await runEvents(ctx.t, runId, 'RunRowFinished');
   assert.is(finished.length, 40);
   assert.is(new Set(finished.map((f) => f.rowId)).size, 40, 'one result per row');
@@ -173,7 +181,7 @@ test('driven again after its driver was cut off: one result per row, repeats onl
 test('stopped while its rows are in their calls: those finish, nothing starts after, the rest skipped', async (ctx) => {
   const { runId, work } = await startedRun(ctx, 20);
   ctx.target.hold();
-  const driving = worker(ctx.t).handle(work, new AbortController().signal);
+  const driving = worker(ctx.t).handle(work, new AbortController().signal, LEASE);
   await eventually('rows in their calls', () => ctx.target.inFlight() === CONCURRENCY);
   const stopped = await call(ctx.t.app, 'POST', `/api/runs/${runId}/stop`, { headers: bearer(ctx.key) });
   assert.is(stopped.status, 200, JSON.stringify(stopped.body));
@@ -220,7 +228,7 @@ test('results stored by a driver that died before appending them: appended, not 
       rowId,
       JSON.stringify(result(rowId)),
     ]);
-  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal), { status: 'done' });
+  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal, LEASE), { status: 'done' });
   assert.is(ctx.target.counts.size, 4, 'the rows with a stored result were not called');
   assert.is(ctx.target.counts.has(`${runId}:${done}`), false);
   const finished = await runEvents(ctx.t, runId, 'RunRowFinished');
@@ -239,11 +247,29 @@ test('results stored by a driver that died before appending them: appended, not 
   assert.equal(cell.cells.result, { stored: done });
 });
 
+test('its lease taken by another process: the driver starts nothing more and gives the run up', async (ctx) => {
+  const { runId, work } = await startedRun(ctx, 20);
+  ctx.target.hold();
+  const driving = worker(ctx.t).handle(work, new AbortController().signal, LEASE);
+  await eventually('rows in their calls', () => ctx.target.inFlight() === CONCURRENCY);
+  // Its lease ran out while the process stalled, and another process claimed the run.
+  await ctx.t.db.pool.query(`UPDATE work_items SET lease_owner = 'another' WHERE id = $1`, [work.id]);
+  ctx.target.release();
+  await driving.then(
+    () => assert.unreachable('a driver without its lease ends with an error'),
+    (error: Error) => assert.match(error.message, /lease/),
+  );
+  assert.is(ctx.target.counts.size, CONCURRENCY, 'no row started once the lease was gone');
+  // What came back before it saw the lease gone is stored for the run's next driver (not called again).
+  const { rows } = await ctx.t.db.pool.query('SELECT row_id FROM run_row_results WHERE run_id = $1', [runId]);
+  assert.ok(rows.length >= 1 && rows.length <= CONCURRENCY, `${rows.length} stored`);
+});
+
 test('stopped before it was driven: nothing called, every row skipped', async (ctx) => {
   const { runId, work } = await startedRun(ctx, 5);
   const stopped = await call(ctx.t.app, 'POST', `/api/runs/${runId}/stop`, { headers: bearer(ctx.key) });
   assert.is(stopped.status, 200, JSON.stringify(stopped.body));
-  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal), { status: 'done' });
+  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal, LEASE), { status: 'done' });
   assert.is(ctx.target.counts.size, 0, 'the stopped run called nothing');
   const run = await eventually('the rows counted skipped', async () => {
     const res = await call(ctx.t.app, 'GET', `/api/runs/${runId}`, { headers: bearer(ctx.key) });
@@ -263,7 +289,7 @@ test('a row deleted before its step is read is skipped, not called', async (ctx)
     headers: bearer(ctx.key),
   });
   assert.ok(del.status < 300, JSON.stringify(del.body));
-  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal), { status: 'done' });
+  assert.equal(await worker(ctx.t).handle(work, new AbortController().signal, LEASE), { status: 'done' });
   assert.is(ctx.target.counts.has(`${runId}:${gone}`), false);
   const finished = await runEvents(ctx.t, runId, 'RunRowFinished');
   const mine = finished.find((f) => f.rowId === gone);

@@ -183,6 +183,7 @@ test('pausing the sequence holds the due step; activating it again makes the tas
         createdAt: new Date(),
       },
       new AbortController().signal,
+      { owner: 'test' },
     );
     assert.equal(outcome, { status: 'done' });
   }
