@@ -200,7 +200,8 @@ export class RunDriver {
     const cellsOf = new Map(rows.map((r) => [r.id, r.cells]));
     const present = step.rowIds.filter((id) => cellsOf.has(id));
     const at = this.deps.clock().toISOString();
-    const event = queuedEvent(this.step('', at), step.first, present);
+    const { runId, tableId, columnId } = this.run;
+    const event = queuedEvent({ runId, tableId, columnId, at }, step.first, present);
     if (present.length > 0 && !this.log.queued.has(event.id!)) this.writer.queue(event);
     for (const rowId of present) this.ready.push({ rowId, cells: cellsOf.get(rowId)! });
     for (const rowId of step.rowIds.filter((id) => !cellsOf.has(id)))
