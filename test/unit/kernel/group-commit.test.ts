@@ -71,40 +71,4 @@ test('a failed batch fails its own items only; later batches still go', async ()
   assert.is(calls, 3);
 });
 
-test('minIntervalMs: a batch waits until that long after the last one started, unless it is full', async () => {
-  const w = gatedWriter();
-  let now = 0;
-  const timers: { at: number; run: () => void }[] = [];
-  const time = {
-    now: () => now,
-    later: (run: () => void, ms: number) => void timers.push({ at: now + ms, run }),
-  };
-  const group = new GroupCommit(w.write, { maxBatch: 3, maxInFlight: 1, minIntervalMs: 10, time });
-  const all = [group.submit(1)];
-  await tick();
-  assert.equal(w.batches, [[1]], 'the first leaves at once');
-  w.openNext();
-  await all[0];
-  now = 4;
-  all.push(group.submit(2));
-  await tick();
-  assert.equal(w.batches, [[1]], 'held back: 4 ms after the last batch');
-  assert.equal(
-    timers.map((t) => t.at),
-    [10],
-  );
-  now = 10;
-  timers.shift()!.run();
-  await tick();
-  assert.equal(w.batches, [[1], [2]], 'out once the interval has passed');
-  w.openNext();
-  await all[1];
-  now = 12;
-  all.push(...[3, 4, 5].map((n) => group.submit(n)));
-  await tick();
-  assert.equal(w.batches, [[1], [2], [3, 4, 5]], 'a full batch does not wait');
-  w.openNext();
-  assert.equal(await Promise.all(all), [10, 20, 30, 40, 50]);
-});
-
 test.run();
