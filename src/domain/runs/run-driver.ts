@@ -26,6 +26,20 @@ interface Ready {
 type Deps = Pick<AppDeps, 'store' | 'pool' | 'clock' | 'logger'>;
 
 /**
+ * A run's database statements, each tried again with backoff until it answers (or `signal` aborts):
+ * a run's item that threw five times would be dead, and its run would never end.
+ */
+export const runRetries =
+  (deps: Pick<AppDeps, 'logger'>, runId: string, signal: AbortSignal) =>
+  <T>(statement: () => Promise<T>): Promise<T> =>
+    retryUntilAborted(
+      signal,
+      (error, attempt) =>
+        deps.logger.warn({ err: error, runId, attempt }, "a run's statement failed; retrying"),
+      statement,
+    );
+
+/**
  * Drives one run's rows in this process (its run worker holds the run's lease, so no other process
  * does): each step of rows is read (their cells) and recorded `queued`, then the rows are called, at
  * most the run's concurrency at once.
@@ -51,6 +65,7 @@ export class RunDriver {
   private wakeUp: (() => void) | undefined;
 
   private readonly driven: DrivenRun;
+  private readonly retrying: ReturnType<typeof runRetries>;
 
   constructor(
     private readonly deps: Deps,
@@ -62,6 +77,7 @@ export class RunDriver {
   ) {
     this.writer = new RunLogWriter(deps, run, signal);
     this.driven = { runId: run.runId, ...lease };
+    this.retrying = runRetries(deps, run.runId, signal);
   }
 
   async drive(): Promise<void> {
@@ -206,19 +222,6 @@ export class RunDriver {
     for (const rowId of present) this.ready.push({ rowId, cells: cellsOf.get(rowId)! });
     for (const rowId of step.rowIds.filter((id) => !cellsOf.has(id)))
       this.writer.finish({ finished: skippedResult(this.step(rowId, at), ROW_DELETED) }, false);
-  }
-
-  /** A database statement tried again with backoff until it answers (or the driver is aborted). */
-  private retrying<T>(statement: () => Promise<T>): Promise<T> {
-    return retryUntilAborted(
-      this.signal,
-      (error, attempt) =>
-        this.deps.logger.warn(
-          { err: error, runId: this.run.runId, attempt },
-          "a run's statement failed; retrying",
-        ),
-      statement,
-    );
   }
 
   private throwIfAborted(): void {

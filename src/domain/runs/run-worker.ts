@@ -1,9 +1,8 @@
 import { setMaxListeners } from 'node:events';
-import { retryUntilAborted } from '../../db/backoff.ts';
 import type { WorkerFactory } from '../../feature.ts';
 import type { AppDeps } from '../../http/app.ts';
 import { type ExecutorFor, rowCaller, tableColumns } from './row-call.ts';
-import { RunDriver } from './run-driver.ts';
+import { RunDriver, runRetries } from './run-driver.ts';
 import { readRunLog } from './run-log.ts';
 import { RUN_QUEUE } from './run-state.ts';
 
@@ -34,14 +33,7 @@ export const runWorker =
       leaseMs: RUN_LEASE_MS,
       async handle(item, signal, lease) {
         const { runId } = item.payload as { runId: string };
-        // Tried until they answer: a run's item that failed five times would be dead, its run never ended.
-        const retrying = <T>(statement: () => Promise<T>) =>
-          retryUntilAborted(
-            signal,
-            (error, attempt) =>
-              deps.logger.warn({ err: error, runId, attempt }, 'reading a run failed; retrying'),
-            statement,
-          );
+        const retrying = runRetries(deps, runId, signal);
         const log = await retrying(() => readRunLog(deps.store, runId));
         const run = log.created;
         if (!run) return { status: 'dead', error: `no run ${runId}` };
