@@ -98,6 +98,7 @@ export async function runEnded(
   apiKey: string,
   runId: string,
   timeoutMs = 60_000,
+  pollMs = 10,
   // biome-ignore lint/suspicious/noExplicitAny: a run is arbitrary JSON that tests pick apart
 ): Promise<any> {
   return eventually(
@@ -107,6 +108,7 @@ export async function runEnded(
       return res.status === 200 && FINAL.includes(res.body.status) ? res.body : undefined;
     },
     timeoutMs,
+    pollMs,
   );
 }
 
