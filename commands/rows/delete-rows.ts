@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { rowsProjection } from '../../projections/rows/rows.ts';
-import { handleCommandBatch } from '../../src/command.ts';
+import { handleCommandBatch } from '../../src/command-batch.ts';
 import { isRowId } from '../../src/domain/rows/ids.ts';
 import { insertedRows } from '../../src/domain/rows/load.ts';
 import { rowStream } from '../../src/domain/rows/row-state.ts';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { rowsProjection } from '../../projections/rows/rows.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
-import { handleCommand, handleCommandBatch, loadState } from '../../src/command.ts';
+import { handleCommand, loadState } from '../../src/command.ts';
+import { handleCommandBatch } from '../../src/command-batch.ts';
 import { ColumnKeySchema } from '../../src/domain/columns/fields.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import { checkCells, columnsByKey, type RowColumn, writtenStatuses } from '../../src/domain/rows/cells.ts';

@@ -1,4 +1,5 @@
-import type { BatchCommandOutcome, CommandResult } from '../../src/command.ts';
+import type { CommandResult } from '../../src/command.ts';
+import type { BatchCommandOutcome } from '../../src/command-batch.ts';
 import { comparePositions, type Position } from '../../src/event-store/port.ts';
 
 /** A batch of 1,000 rows with long texts outgrows the 1 MiB every other route takes. */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { handleCommandBatch } from '../../command.ts';
+import { handleCommandBatch } from '../../command-batch.ts';
 import { type ArticleContent, articleContentSchema } from '../../content-api/article.ts';
 import type { EventMetadata, EventStore, Position } from '../../event-store/port.ts';
 import { GroupCommit } from '../../group-commit.ts';

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type BatchCommandOutcome, handleCommandBatch } from '../../../src/command.ts';
+import { type BatchCommandOutcome, handleCommandBatch } from '../../../src/command-batch.ts';
 import type { EventStore, StreamAppend, StreamAppendOutcome } from '../../../src/event-store/port.ts';
 import { closeStore, openStore, type StoreContext } from '../../support/store.ts';
 import { counterSetStream } from '../../support/test-streams.ts';
