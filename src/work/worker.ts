@@ -245,10 +245,19 @@ export class Worker {
     this.toSettle.push({ id: item.id, outcome });
     this.wake?.();
     // A retry of this process's is due at a time it knows: looked for then, not at the next idle poll.
-    if (outcome.status === 'retry') {
-      const timer = setTimeout(() => this.nudge(), outcome.at.getTime() - this.options.clock().getTime());
-      timer.unref();
-    }
+    if (outcome.status === 'retry') this.nudgeAt(outcome.at);
+  }
+
+  /**
+   * Nudges once `clock()` has reached `at`, the time a claim compares run times with. A timer counts on
+   * another clock: the wall clock set back meanwhile (a virtual machine's is, now and then) would have a
+   * nudge on time by the timer find its item not due yet, and it would then wait for the next poll.
+   */
+  private nudgeAt(at: Date): void {
+    if (this.stopped) return;
+    const ms = at.getTime() - this.options.clock().getTime();
+    if (ms <= 0) return this.nudge();
+    setTimeout(() => this.nudgeAt(at), ms).unref();
   }
 
   private async renewLeases(): Promise<void> {
