@@ -256,8 +256,8 @@ export class Worker {
   private nudgeAt(at: Date): void {
     if (this.stopped) return;
     const ms = at.getTime() - this.options.clock().getTime();
-    if (ms <= 0) return this.nudge();
-    setTimeout(() => this.nudgeAt(at), ms).unref();
+    if (ms <= 0) this.nudge();
+    else setTimeout(() => this.nudgeAt(at), ms).unref();
   }
 
   private async renewLeases(): Promise<void> {
