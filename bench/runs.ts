@@ -63,7 +63,7 @@ const RUNS_LIMITS = [
   'long), a Unix socket to PostgreSQL, a larger young generation, one projection batch at a time in the',
   'process, and appending every 20, 50 or 200 ms (1,240-1,390, 1,525-1,560 and 1,510 rows/s against 1,600',
   'at 100) all measured within the noise or below. 0.8x needs a slot about every 7 ms (the start and the',
-  "end on top), about the call alone on this machine. The run's timeline below reads recorded_at of its",
+  "end on top), about the call alone on this machine. The run's timeline above reads recorded_at of its",
   "events, so a row's start shows up to 100 ms after it happened.",
 ].join(' ');
 /** What limits the insert -> result latency (the path it takes; see the section it writes). */

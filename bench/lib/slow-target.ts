@@ -19,8 +19,12 @@ export async function startSlowTarget(answerMs: number): Promise<SlowTarget> {
   return {
     url: `http://127.0.0.1:${port}`,
     async close() {
+      if (worker.threadId === -1) return; // exited already
       worker.postMessage('close');
+      // Closed once its connections are; a thread that does not end within a second is ended.
+      const timer = setTimeout(() => void worker.terminate(), 1000);
       await once(worker, 'exit');
+      clearTimeout(timer);
     },
   };
 }

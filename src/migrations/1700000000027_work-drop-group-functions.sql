@@ -1,7 +1,7 @@
 -- Up Migration
 
 -- A run's rows are driven by one driver per run now (src/domain/runs/run-driver.ts), which reads its stop
--- from run_stops: no version of the service since migration 0026 enqueues into a work group or cancels
+-- from run_stops: no version of the service since migration 0025 enqueues into a work group or cancels
 -- one, so these two functions of migration 0015 go. Their table stays for now: processes of the version
 -- before this one still sweep it (src/work/queue.ts `sweep`), and its rows age out there.
 DROP FUNCTION work_enqueue_group(text, text, jsonb);

@@ -61,6 +61,9 @@ const DEFAULT_POLL_MS = 100;
  * run, a claim every few milliseconds finding nothing: much of the database's work.
  */
 export const MAX_IDLE_POLL_MS = 1_000;
+
+/** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2_147_483_647;
 /** Claims of an item whose handler keeps throwing, before it is given up as dead. */
 export const MAX_THROWS = 5;
 const SWEEP_EVERY_MS = 3_600_000;
@@ -89,6 +92,8 @@ export class Worker {
   private wake?: () => void;
   private woken = false;
   private renewTimer?: NodeJS.Timeout;
+  /** Timers of retries due later (nudgeAt), cleared at stop. */
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
   private lastSweep = 0;
 
   constructor(
@@ -125,6 +130,8 @@ export class Worker {
     await this.loop;
     this.loop = undefined;
     clearInterval(this.renewTimer);
+    for (const timer of this.retryTimers) clearTimeout(timer);
+    this.retryTimers.clear();
     for (const { controller } of this.inFlight.values()) controller.abort(new Error('shutting down'));
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
     // What finished is stored (once: at worst its lease runs out and it is done again, recording nothing
@@ -256,8 +263,21 @@ export class Worker {
   private nudgeAt(at: Date): void {
     if (this.stopped) return;
     const ms = at.getTime() - this.options.clock().getTime();
-    if (ms <= 0) this.nudge();
-    else setTimeout(() => this.nudgeAt(at), ms).unref();
+    if (ms <= 0) {
+      this.nudge();
+      return;
+    }
+    // A timer waits at most MAX_TIMER_MS (longer, Node fires it at once): a retry further off (a sequence
+    // step weeks ahead) is looked at again then.
+    const timer = setTimeout(
+      () => {
+        this.retryTimers.delete(timer);
+        this.nudgeAt(at);
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
+    timer.unref();
+    this.retryTimers.add(timer);
   }
 
   private async renewLeases(): Promise<void> {

@@ -105,10 +105,15 @@ test("a commit's nudge of named kinds wakes those of them just enqueued, not the
 });
 
 /**
- * A worker whose poll is ten minutes away, over one item that asks to be retried 50 ms later by `clock`
- * (`onRetry` runs as it does): answers the attempts seen once the retry was worked, or after 5 s.
+ * A worker whose poll is ten minutes away, over one item that asks to be retried `afterMs` later by
+ * `clock` (`onRetry` runs as it does), worked until `done` says so of the attempts seen (or 5 s pass).
  */
-async function retriedOnce(db: TestDatabase, clock: () => Date, onRetry = () => {}): Promise<number[]> {
+async function retrying(
+  db: TestDatabase,
+  options: { clock?: () => Date; afterMs: number; onRetry?: () => void },
+  done: (attempts: number[]) => Promise<boolean> | boolean,
+): Promise<number[]> {
+  const clock = options.clock ?? (() => new Date());
   const attempts: number[] = [];
   const workers = new Workers(
     db.pool,
@@ -120,8 +125,8 @@ async function retriedOnce(db: TestDatabase, clock: () => Date, onRetry = () => 
         async handle(item) {
           attempts.push(item.attempts);
           if (item.attempts > 1) return { status: 'done' };
-          onRetry();
-          return { status: 'retry', at: new Date(clock().getTime() + 50), error: 'not yet' };
+          options.onRetry?.();
+          return { status: 'retry', at: new Date(clock().getTime() + options.afterMs), error: 'not yet' };
         },
       },
     ],
@@ -130,15 +135,17 @@ async function retriedOnce(db: TestDatabase, clock: () => Date, onRetry = () => 
   await enqueue(db.pool, [{ id: 'r1', kind: 'retry-soon', organizationId: 'org-1', payload: {} }]);
   workers.start();
   try {
-    await eventually('worked again', () => attempts.length === 2, 5_000).catch(() => {});
+    await eventually('done', () => done(attempts), 5_000).catch(() => {});
     return attempts;
   } finally {
     await workers.stop();
   }
 }
 
+const workedAgain = (attempts: number[]) => attempts.length === 2;
+
 test('a retry of its own wakes the worker when it comes due, not at its next poll', async ({ db }) => {
-  assert.equal(await retriedOnce(db, () => new Date()), [1, 2]);
+  assert.equal(await retrying(db, { afterMs: 50 }, workedAgain), [1, 2]);
 });
 
 test('a retry is claimed when it comes due by the clock the claims use, set back after it was scheduled', async ({
@@ -148,12 +155,30 @@ test('a retry is claimed when it comes due by the clock the claims use, set back
   // item 40 ms early and leave it to the poll.
   let setBack = 0;
   const clock = () => new Date(Date.now() - setBack);
-  const attempts = await retriedOnce(db, clock, () =>
+  const onRetry = () =>
     setTimeout(() => {
       setBack = 40;
-    }, 10),
-  );
-  assert.equal(attempts, [1, 2]);
+    }, 10);
+  assert.equal(await retrying(db, { clock, afterMs: 50, onRetry }, workedAgain), [1, 2]);
+});
+
+test('a retry weeks ahead waits on one timer (a Node timer holds at most 24.8 days)', async ({ db }) => {
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.name);
+  process.on('warning', onWarning);
+  try {
+    const afterMs = 30 * 24 * 3_600_000;
+    // Worked once, then 200 ms to see whether its timer fires again and again.
+    const attempts = await retrying(db, { afterMs }, async (seen) => {
+      if (seen.length < 1) return false;
+      await new Promise((r) => setTimeout(r, 200));
+      return true;
+    });
+    assert.equal(attempts, [1]);
+    assert.equal(warnings, [], 'no timer overflowed (one would fire again every millisecond)');
+  } finally {
+    process.off('warning', onWarning);
+  }
 });
 
 test.run();

@@ -12,7 +12,10 @@ import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
 const test = suite<{ db: TestDatabase }>('upgrade: runs under way with row items');
 const MIGRATIONS = fileURLToPath(new URL('../../../src/migrations', import.meta.url));
 
-/** Back to the schema before migration 0025: every migration from 0025 on undone, newest first. */
+/**
+ * Back to the schema before migration 0025: every migration from 0025 on undone, newest first (so every
+ * later migration needs a down step that really undoes it, or this test stops here).
+ */
 async function downTo0024(db: TestDatabase): Promise<void> {
   const { rows } = await db.pool.query<{ n: number }>(
     "SELECT count(*)::int AS n FROM pgmigrations WHERE name >= '1700000000025'",
@@ -73,7 +76,8 @@ test('a run under way is due again on its run item; its waiting and held row ite
   db,
 }) => {
   await insertItems(db, [
-    { id: 'run-queue:run-a', kind: 'run-queue', org: 'org-1', status: 'done' },
+    // Held by a process of the version before (its lease still running): made due again all the same.
+    { id: 'run-queue:run-a', kind: 'run-queue', org: 'org-1', status: 'leased' },
     rowItem('run-a', 1, 'done'),
     rowItem('run-a', 2, 'leased'),
     rowItem('run-a', 3, 'pending'),
