@@ -1,5 +1,4 @@
 import { ROWS } from '../../../projections/rows/rows.ts';
-import { retryUntilAborted } from '../../db/backoff.ts';
 import type { AppDeps } from '../../http/app.ts';
 import type { RunCreatedData } from './events.ts';
 import { queuedEvent, type RowStep, RUN_STOPPED, skippedResult } from './record.ts';
@@ -7,6 +6,7 @@ import type { RowResult } from './row-call.ts';
 import type { RunLog } from './run-log.ts';
 import { RunLogWriter } from './run-log-writer.ts';
 import { type DrivenRun, dropResults, storedResults, storeResults } from './run-outbox.ts';
+import { runRetries } from './run-retries.ts';
 
 /** Rows queued in the first step (soon running) and in each step after (ahead of the rows running). */
 const FIRST_STEP = 64;
@@ -24,20 +24,6 @@ interface Ready {
 }
 
 type Deps = Pick<AppDeps, 'store' | 'pool' | 'clock' | 'logger'>;
-
-/**
- * A run's database statements, each tried again with backoff until it answers (or `signal` aborts):
- * a run's item that threw five times would be dead, and its run would never end.
- */
-export const runRetries =
-  (deps: Pick<AppDeps, 'logger'>, runId: string, signal: AbortSignal) =>
-  <T>(statement: () => Promise<T>): Promise<T> =>
-    retryUntilAborted(
-      signal,
-      (error, attempt) =>
-        deps.logger.warn({ err: error, runId, attempt }, "a run's statement failed; retrying"),
-      statement,
-    );
 
 /**
  * Drives one run's rows in this process (its run worker holds the run's lease, so no other process

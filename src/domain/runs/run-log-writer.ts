@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { backoffMs, retryUntilAborted } from '../../db/backoff.ts';
+import { backoffMs } from '../../db/backoff.ts';
 import { IdempotencyConflictError } from '../../event-store/errors.ts';
 import type { NewEvent, StreamAppend } from '../../event-store/port.ts';
 import type { AppDeps } from '../../http/app.ts';
@@ -7,6 +7,7 @@ import type { RunCreatedData } from './events.ts';
 import { finishedCell, finishedEvent, startedEvent } from './record.ts';
 import type { RowResult } from './row-call.ts';
 import { dropResults } from './run-outbox.ts';
+import { runRetries } from './run-retries.ts';
 import { runStream } from './run-state.ts';
 
 /**
@@ -174,12 +175,9 @@ export class RunLogWriter {
       });
     }
     const stored = results.filter((r) => r.stored).map((r) => r.finished.rowId);
-    await retryUntilAborted(
-      this.signal,
-      (error, attempt) =>
-        this.deps.logger.warn({ err: error, runId, attempt }, "dropping a run's stored results failed"),
-      () => dropResults(this.deps.pool, runId, stored),
-    ).catch(() => {}); // aborted: the next driver drops them
+    // Aborted meanwhile: the next driver drops them.
+    const retrying = runRetries(this.deps, runId, this.signal);
+    await retrying(() => dropResults(this.deps.pool, runId, stored)).catch(() => {});
   }
 }
 

@@ -2,8 +2,9 @@ import { setMaxListeners } from 'node:events';
 import type { WorkerFactory } from '../../feature.ts';
 import type { AppDeps } from '../../http/app.ts';
 import { type ExecutorFor, rowCaller, tableColumns } from './row-call.ts';
-import { RunDriver, runRetries } from './run-driver.ts';
+import { RunDriver } from './run-driver.ts';
 import { readRunLog } from './run-log.ts';
+import { runRetries } from './run-retries.ts';
 import { RUN_QUEUE } from './run-state.ts';
 
 /**

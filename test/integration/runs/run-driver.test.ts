@@ -19,9 +19,8 @@ import { type CountingTarget, httpColumnTable, startTarget } from '../../support
  * A run's driver (src/domain/runs/run-driver.ts), worked by hand through its worker: the service runs
  * no workers here, so every call the target counts and every event in the run's stream is the driver's.
  */
-const test = suite<{ t: TestApp; key: string; target: CountingTarget }>(
-  "column runs: a run's rows driven by the one process holding the run",
-);
+type Ctx = { t: TestApp; key: string; target: CountingTarget };
+const test = suite<Ctx>("column runs: a run's rows driven by the one process holding the run");
 
 const CONCURRENCY = 4;
 /** The lease these tests drive runs under, as a worker of this process would hold it. */
@@ -51,8 +50,6 @@ test.after.each(async ({ t, target }) => {
   await t.close();
   await target.close();
 });
-
-type Ctx = { t: TestApp; key: string; target: CountingTarget };
 
 async function startedRun({ t, key, target }: Ctx, rows: number) {
   const { tableId, columns } = await httpColumnTable(t.app, key, target.url, CONCURRENCY);
