@@ -8,9 +8,9 @@ import { enqueue } from '../../src/work/queue.ts';
  * checkpoint: each start is turned into work exactly once, and the item's id (the run's) makes a
  * repeat a no-op. The item's holder drives the run's rows (src/domain/runs/run-driver.ts: a step at a
  * time queued, then called at the run's concurrency, their results recorded). Runs with no rows to
- * run have nothing to drive (the runs read model ends them). No tables of its
- * own; never bump its version (a rebuild would read the whole log again; the ids make that harmless
- * only while the items are kept).
+ * run have nothing to drive (the runs read model ends them). No tables of its own; never bump its
+ * version (a rebuild would read the whole log again; the ids make that harmless only while the items
+ * are kept).
  */
 export const runReactor: Projection<Extract<RunEvent, { type: 'RunCreated' }>> = {
   name: 'run-reactor',

@@ -2,11 +2,13 @@ import { type Db, noteEnqueue } from './queue.ts';
 
 /**
  * The items of one group (a subscription's messages, a column's auto-run): cancelled together, made
- * due together. Split from queue.ts, which holds the
- * life of one item (enqueue, claim, renew, settle).
+ * due together. Split from queue.ts, which holds the life of one item (enqueue, claim, renew, settle).
  */
 
-/** The pending items of a group become `cancelled` (a deleted subscription's messages); answers their ids. */
+/**
+ * The pending items of a group become `cancelled` (a deleted subscription's messages); answers their
+ * ids.
+ */
 export async function cancelPending(db: Db, filter: { kind: string; groupKey: string }): Promise<string[]> {
   const { rows } = await db.query<{ id: string }>(
     `UPDATE work_items SET status = 'cancelled', updated_at = now()

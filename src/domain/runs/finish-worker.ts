@@ -25,8 +25,8 @@ export function finalStatus(
 /**
  * A run's end, once every row has its result (the runs read model enqueues it): the run's rows cost
  * what their results say, that is charged and the rest of the reservation refunded, the run's end is
- * recorded (its stored results and stop flag, if any, forgotten) and the column released. Each step's event id comes from the run, so an end worked twice
- * (its holder died) changes nothing the second time.
+ * recorded (its stored results and stop flag, if any, forgotten) and the column released. Each step's
+ * event id comes from the run, so an end worked twice (its holder died) changes nothing the second time.
  */
 export const runFinishWorker: WorkerFactory = (deps) => ({
   kind: RUN_FINISH,

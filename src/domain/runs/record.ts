@@ -6,8 +6,9 @@ import { eventIdOf } from './run-state.ts';
 
 /**
  * The events a run records about its rows. On the run's own stream: its rows `queued` (a step of rows
- * an event), started (the rows a driver started since its last append, an event), and one result per row; on each
- * row's stream, the result in its cell (the value or the error), which auto-run and webhooks follow.
+ * an event), started (the rows a driver started since its last append, an event), and one result per
+ * row; on each row's stream, the result in its cell (the value or the error), which auto-run and
+ * webhooks follow.
  * Every id comes from the run and the row (or the driver's append), so a step recorded twice (its
  * driver died before it knew) lands once.
  */
