@@ -10,7 +10,8 @@ import { createTable } from './tables.ts';
 
 /**
  * A loopback HTTP target that counts requests per Idempotency-Key and answers each after `delayMs`
- * with `{ n, key }` (the `n` query parameter echoed); `fail` names values of `n` answered 500.
+ * with `{ n, key }` (the `n` query parameter echoed), or what `answer` makes of them; `fail` names
+ * values of `n` answered 500.
  * `hold()` keeps answers back until `release()`: a test then knows which rows are in flight.
  */
 export interface CountingTarget {
@@ -25,7 +26,7 @@ export interface CountingTarget {
 }
 
 export async function startTarget(
-  options: { delayMs?: number; fail?: Set<string> } = {},
+  options: { delayMs?: number; fail?: Set<string>; answer?: (n: string, key: string) => unknown } = {},
 ): Promise<CountingTarget> {
   const counts = new Map<string, number>();
   let held: (() => void)[] | undefined;
@@ -41,7 +42,7 @@ export async function startTarget(
       inFlight--;
       const failed = options.fail?.has(n);
       res.writeHead(failed ? 500 : 200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(failed ? { error: 'boom' } : { n, key }));
+      res.end(JSON.stringify(failed ? { error: 'boom' } : (options.answer?.(n, key) ?? { n, key })));
     };
     const later = () => setTimeout(answer, options.delayMs ?? 0);
     if (held) held.push(later);

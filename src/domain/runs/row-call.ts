@@ -2,6 +2,7 @@ import { COLUMNS, type ColumnRow } from '../../../projections/columns/columns.ts
 import { backoffMs } from '../../db/backoff.ts';
 import { AppError } from '../../errors.ts';
 import type { AppDeps } from '../../http/app.ts';
+import { inputIssues } from '../../http/input-guard.ts';
 import { MAX_THROWS } from '../../work/worker.ts';
 import { secretsFor } from '../secrets/vault.ts';
 import { rowCharge } from './credits.ts';
@@ -29,8 +30,22 @@ export async function tableColumns(deps: Pick<AppDeps, 'pool'>, tableId: string)
   return rows.map((c) => ({ id: c.id, key: c.key, dataType: c.data_type, config: c.config }));
 }
 
+/**
+ * An answer no cell can store fails its row, as the rows API refuses such a cell: a NUL character or
+ * an unpaired surrogate (the log's jsonb refuses both), or nesting deeper than the input guard allows.
+ * The provider was called, so the row is charged.
+ */
+function storable(outcome: ExecutionOutcome): ExecutionOutcome {
+  if (!outcome.ok) return outcome;
+  const [issue] = inputIssues(outcome.value, ['value']);
+  if (!issue) return outcome;
+  const message = `the answer cannot be stored in a cell: ${issue.path} ${issue.message}`;
+  return { ok: false, error: { code: 'value_not_storable', message }, meta: outcome.meta };
+}
+
 /** A row's result from its executor's outcome: its outcome, error, what the executor reported, its charge. */
-function resultOf(run: RunCreatedData, rowId: string, outcome: ExecutionOutcome, at: string): RowResult {
+function resultOf(run: RunCreatedData, rowId: string, executed: ExecutionOutcome, at: string): RowResult {
+  const outcome = storable(executed);
   // The log stores events as jsonb, which refuses a NUL character: one in an error would stall the run.
   const error = outcome.ok
     ? null

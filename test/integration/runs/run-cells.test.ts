@@ -131,4 +131,59 @@ test("each row's start is in the log before its result, a fast target's rows too
   assert.is(results, 30);
 });
 
+test('an answer no cell can store fails its row with value_not_storable, naming where; the others land', async (ctx) => {
+  const { t } = ctx;
+  // Answers as JSON text: the escapes parse to a NUL character, an unpaired surrogate, a key with a NUL.
+  const odd: Record<string, unknown> = {
+    '1': { n: '1', note: 'a\u0000b' },
+    '2': 'lone \ud800 half',
+    '3': { n: '3', ['k\u0000']: true },
+  };
+  const target = await startTarget({ answer: (n, key) => odd[n] ?? { n, key } });
+  try {
+    const account = await bootstrapAccount(t.app);
+    const key = account.apiKey;
+    const { tableId, columns } = await httpColumnTable(t.app, key, target.url, 4);
+    await insertRows(
+      t.app,
+      key,
+      tableId,
+      ['0', '1', '2', '3'].map((n) => ({ n })),
+    );
+    const res = await call(t.app, 'POST', `/api/tables/${tableId}/columns/${columns.result.id}/run`, {
+      headers: bearer(key),
+      body: { scope: 'all' },
+    });
+    const run = await runEnded(t.app, key, res.body.id);
+    assert.is(run.status, 'partially_succeeded', JSON.stringify(run));
+    assert.equal([run.counts.succeeded, run.counts.failed], [1, 3]);
+    // The provider was called for every row: each is charged.
+    assert.is(run.credits.charged, run.credits.reserved - run.credits.refunded);
+    assert.is(run.credits.refunded, 0, JSON.stringify(run.credits));
+    const failed = await call(t.app, 'GET', `/api/runs/${res.body.id}/rows?status=failed`, {
+      headers: bearer(key),
+    });
+    const byN = new Map<string, { code: string; message: string }>();
+    const rows = await listAll(t.app, key, tableId);
+    const nOf = new Map(rows.map((r) => [r.id as string, r.cells.n as string]));
+    for (const row of failed.body.data) byN.set(nOf.get(row.rowId)!, row.error);
+    assert.equal([...byN.keys()].sort(), ['1', '2', '3']);
+    for (const error of byN.values()) assert.is(error.code, 'value_not_storable');
+    assert.match(byN.get('1')!.message, /value\.note holds a NUL character/);
+    assert.match(byN.get('2')!.message, /value holds an unpaired UTF-16 surrogate/);
+    assert.match(byN.get('3')!.message, /value\.k\\u0000 its key holds a NUL character/);
+    // The cells say the same, and the good row's value is in its cell.
+    const cells = await eventually('every cell final', async () => {
+      const all = await cellsOf(t, key, tableId);
+      return [...all.values()].every((c) => c.status === 'done' || c.status === 'error') ? all : undefined;
+    });
+    for (const [rowId, cell] of cells) {
+      if (nOf.get(rowId) === '0') assert.equal([cell.status, cell.value?.n], ['done', '0']);
+      else assert.equal([cell.status, cell.value], ['error', undefined], `row ${nOf.get(rowId)}`);
+    }
+  } finally {
+    await target.close();
+  }
+});
+
 test.run();
