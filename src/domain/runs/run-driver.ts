@@ -5,7 +5,7 @@ import { queuedEvent, type RowStep, RUN_STOPPED, skippedResult } from './record.
 import type { RowResult } from './row-call.ts';
 import type { RunLog } from './run-log.ts';
 import { RunLogWriter } from './run-log-writer.ts';
-import { type DrivenRun, dropResults, storedResults, storeResults } from './run-outbox.ts';
+import { type DrivenRun, storedResults, storeResults } from './run-outbox.ts';
 import { runRetries } from './run-retries.ts';
 
 /** Rows queued in the first step (soon running) and in each step after (ahead of the rows running). */
@@ -83,17 +83,18 @@ export class RunDriver {
     }
   }
 
-  /** Results a driver before this one stored: into the log (those not there yet), not run again. */
+  /**
+   * Results a driver before this one stored: into the log, not run again. One already on the run (its
+   * driver's last append cut short between the run's stream and the cell's, as an append over several
+   * streams of EventStoreDB can be) sends only its cell, again where it landed, which is a no-op.
+   */
   private async resume(): Promise<void> {
     const stored = await this.retrying(() => storedResults(this.deps.pool, this.run.runId));
     const done = new Set(this.log.finished);
     for (const result of stored) {
-      if (done.has(result.finished.rowId)) continue;
+      this.writer.finish(result, true, done.has(result.finished.rowId));
       done.add(result.finished.rowId);
-      this.writer.finish(result, true);
     }
-    const logged = stored.filter((r) => this.log.finished.has(r.finished.rowId)).map((r) => r.finished.rowId);
-    await this.retrying(() => dropResults(this.deps.pool, this.run.runId, logged));
     for (let first = 0; first < this.run.rowIds.length; ) {
       const size = first === 0 ? FIRST_STEP : STEP;
       const rowIds = this.run.rowIds.slice(first, first + size).filter((id) => !done.has(id));

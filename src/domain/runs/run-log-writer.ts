@@ -26,6 +26,8 @@ const CELL_TRIES = 5;
 interface Held extends RowResult {
   /** In run_row_results (dropped once its events are in the log). */
   stored: boolean;
+  /** Its RunRowFinished is in the log already: only its cell goes (again: a no-op where it landed). */
+  logged?: boolean;
   /** Appends of its cell refused for itself (not with the rest: the database away). */
   tries?: number;
   /** Its value was refused; this is its error in its place. */
@@ -69,8 +71,8 @@ export class RunLogWriter {
     this.soon();
   }
 
-  finish(result: RowResult, stored: boolean): void {
-    this.results.push({ ...result, stored });
+  finish(result: RowResult, stored: boolean, logged = false): void {
+    this.results.push({ ...result, stored, logged });
     if (this.results.length >= FLUSH_ROWS) this.writeNow();
     else this.soon();
   }
@@ -131,7 +133,7 @@ export class RunLogWriter {
       ...(started.length > 0
         ? [startedEvent({ runId, tableId, columnId, at }, [this.nonce, String(this.appends++)], started)]
         : []),
-      ...results.map((r) => finishedEvent(r.finished)),
+      ...results.filter((r) => !r.logged).map((r) => finishedEvent(r.finished)),
     ];
     let runPart: StreamAppend | undefined =
       runEvents.length > 0 ? { stream: runStream.name(runId), events: runEvents } : undefined;

@@ -1,0 +1,131 @@
+import * as assert from 'uvu/assert';
+import { rowStream } from '../../../src/domain/rows/row-state.ts';
+import { finishedCell, finishedEvent } from '../../../src/domain/runs/record.ts';
+import type { RowResult } from '../../../src/domain/runs/row-call.ts';
+import { runStream } from '../../../src/domain/runs/run-state.ts';
+import { bearer, call } from '../../support/accounts.ts';
+import {
+  CONCURRENCY,
+  type Ctx,
+  drive,
+  drivenRunSuite,
+  runEvents,
+  startedRun,
+} from '../../support/driven-runs.ts';
+import { eventually } from '../../support/eventually.ts';
+
+/*
+ * A run taken over by another driver (its process died, or stalled past its lease): what the one
+ * before stored is appended and not called again, and a driver whose lease is gone starts nothing.
+ */
+const test = drivenRunSuite('column runs: a run taken over by the next driver');
+
+/** A row's result as a driver stores it (run_row_results) before its events are in the log. */
+const result = (runId: string, rowId: string): RowResult => ({
+  finished: {
+    runId,
+    rowId,
+    outcome: 'succeeded',
+    error: null,
+    meta: { durationMs: 3, attempts: 1, httpStatus: 200 },
+    charged: 1,
+    at: new Date().toISOString(),
+  },
+  value: { stored: rowId },
+});
+
+const storeResult = (ctx: Ctx, runId: string, rowId: string) =>
+  ctx.t.db.pool.query('INSERT INTO run_row_results (run_id, row_id, result) VALUES ($1, $2, $3)', [
+    runId,
+    rowId,
+    JSON.stringify(result(runId, rowId)),
+  ]);
+
+test('results stored by a driver that died before appending them: appended, not called again', async (ctx) => {
+  const { tableId, runId, work, rowIds } = await startedRun(ctx, 6);
+  const [done, alsoDone] = [rowIds[1]!, rowIds[4]!];
+  // What a driver leaves behind when it dies between storing two results and appending their events.
+  for (const rowId of [done, alsoDone]) await storeResult(ctx, runId, rowId);
+  assert.equal(await drive(ctx.t, work), { status: 'done' });
+  assert.is(ctx.target.counts.size, 4, 'the rows with a stored result were not called');
+  assert.is(ctx.target.counts.has(`${runId}:${done}`), false);
+  const finished = await runEvents(ctx.t, runId, 'RunRowFinished');
+  assert.is(finished.length, 6);
+  assert.equal(finished.find((f) => f.rowId === done)?.meta, result(runId, done).finished.meta);
+  const { rows: left } = await ctx.t.db.pool.query('SELECT row_id FROM run_row_results WHERE run_id = $1', [
+    runId,
+  ]);
+  assert.equal(left, [], 'stored results leave once their events are in the log');
+  const cell = await eventually('the stored value in its cell', async () => {
+    const res = await call(ctx.t.app, 'GET', `/api/tables/${tableId}/rows/${done}`, {
+      headers: bearer(ctx.key),
+    });
+    return res.body.cellStatus?.result?.status === 'done' ? res.body : undefined;
+  });
+  assert.equal(cell.cells.result, { stored: done });
+});
+
+test('its lease taken by another process: the driver starts nothing more and gives the run up', async (ctx) => {
+  const { runId, work } = await startedRun(ctx, 20);
+  ctx.target.hold();
+  const driving = drive(ctx.t, work);
+  await eventually('rows in their calls', () => ctx.target.inFlight() === CONCURRENCY);
+  // Its lease ran out while the process stalled, and another process claimed the run.
+  await ctx.t.db.pool.query(`UPDATE work_items SET lease_owner = 'another' WHERE id = $1`, [work.id]);
+  ctx.target.release();
+  await driving.then(
+    () => assert.unreachable('a driver without its lease ends with an error'),
+    (error: Error) => assert.match(error.message, /lease/),
+  );
+  assert.is(ctx.target.counts.size, CONCURRENCY, 'no row started once the lease was gone');
+  // What came back before it saw the lease gone is stored for the run's next driver (not called again).
+  const { rows } = await ctx.t.db.pool.query('SELECT row_id FROM run_row_results WHERE run_id = $1', [runId]);
+  assert.ok(rows.length >= 1 && rows.length <= CONCURRENCY, `${rows.length} stored`);
+});
+
+test('a stored result on the run but not in its cell (an append cut short between streams): the cell gets it', async (ctx) => {
+  const { tableId, columns, runId, work, rowIds } = await startedRun(ctx, 4);
+  const [onRunOnly, both] = [rowIds[0]!, rowIds[2]!];
+  const step = (rowId: string) => ({
+    runId,
+    tableId,
+    columnId: columns.result.id,
+    rowId,
+    at: new Date().toISOString(),
+  });
+  for (const rowId of [onRunOnly, both]) await storeResult(ctx, runId, rowId);
+  // The driver before died after its last append had reached the run's stream, but one cell's append
+  // had not landed (EventStoreDB appends to one stream at a time); the other row's had.
+  await ctx.t.deps.store.appendToStreams([
+    {
+      stream: runStream.name(runId),
+      events: [onRunOnly, both].map((r) => finishedEvent(result(runId, r).finished)),
+    },
+    finishedCell(step(both), result(runId, both).finished, result(runId, both).value),
+  ]);
+  assert.equal(await drive(ctx.t, work), { status: 'done' });
+  assert.is(ctx.target.counts.size, 2, 'the rows with a result were not called');
+  const finished = await runEvents(ctx.t, runId, 'RunRowFinished');
+  assert.equal(finished.map((f) => f.rowId).sort(), [...rowIds].sort(), 'one result per row on the run');
+  for (const rowId of [onRunOnly, both]) {
+    const { rows: cellEvents } = await ctx.t.db.pool.query(
+      `SELECT data FROM events WHERE stream_name = $1 AND type = 'RowCellsChanged'`,
+      [rowStream.name(tableId, rowId)],
+    );
+    assert.is(cellEvents.length, 1, `one cell result for ${rowId}`);
+    assert.equal(cellEvents[0].data.cells[columns.result.id], { stored: rowId });
+  }
+  const cell = await eventually('the value in the cell that had missed it', async () => {
+    const res = await call(ctx.t.app, 'GET', `/api/tables/${tableId}/rows/${onRunOnly}`, {
+      headers: bearer(ctx.key),
+    });
+    return res.body.cellStatus?.result?.status === 'done' ? res.body : undefined;
+  });
+  assert.equal(cell.cells.result, { stored: onRunOnly });
+  const { rows: left } = await ctx.t.db.pool.query('SELECT row_id FROM run_row_results WHERE run_id = $1', [
+    runId,
+  ]);
+  assert.equal(left, []);
+});
+
+test.run();
