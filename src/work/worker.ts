@@ -3,16 +3,17 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { backoffMs } from '../db/backoff.ts';
 import type { Pool } from '../db/pool.ts';
+import { LeaseRenewal } from './lease-renewal.ts';
 import {
   type HeldSettlement,
   release,
-  renew,
   type Settlement,
   settleAndClaim,
   settleMany,
   sweep,
   type WorkItem,
 } from './queue.ts';
+import { RetryNudges } from './retry-nudges.ts';
 
 export type Outcome = Settlement;
 
@@ -61,9 +62,6 @@ const DEFAULT_POLL_MS = 100;
  * run, a claim every few milliseconds finding nothing: much of the database's work.
  */
 export const MAX_IDLE_POLL_MS = 1_000;
-
-/** The longest delay a Node timer takes (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2_147_483_647;
 /** Claims of an item whose handler keeps throwing, before it is given up as dead. */
 export const MAX_THROWS = 5;
 const SWEEP_EVERY_MS = 3_600_000;
@@ -91,9 +89,10 @@ export class Worker {
   private loop?: Promise<void>;
   private wake?: () => void;
   private woken = false;
-  private renewTimer?: NodeJS.Timeout;
-  /** Timers of retries due later (nudgeAt), cleared at stop. */
-  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  /** Renews the leases of what is in flight while the worker runs. */
+  private readonly leases: LeaseRenewal;
+  /** Alarms for retries due later, cleared at stop. */
+  private readonly retries: RetryNudges;
   private lastSweep = 0;
 
   constructor(
@@ -104,13 +103,22 @@ export class Worker {
     this.owner = options.owner ?? processOwner();
     this.leaseMs = spec.leaseMs ?? DEFAULT_LEASE_MS;
     this.pollMs = spec.pollMs ?? DEFAULT_POLL_MS;
+    this.leases = new LeaseRenewal(
+      pool,
+      { owner: this.owner, leaseMs: this.leaseMs, kind: spec.kind, logger: options.logger },
+      this.inFlight,
+    );
+    this.retries = new RetryNudges({
+      clock: options.clock,
+      nudge: () => this.nudge(),
+      stopped: () => this.stopped,
+    });
   }
 
   start(): void {
     if (this.loop) return;
     this.stopped = false;
-    this.renewTimer = setInterval(() => void this.renewLeases(), Math.max(50, this.leaseMs / 3));
-    this.renewTimer.unref();
+    this.leases.start();
     this.loop = this.run();
   }
 
@@ -129,9 +137,8 @@ export class Worker {
     this.wake?.();
     await this.loop;
     this.loop = undefined;
-    clearInterval(this.renewTimer);
-    for (const timer of this.retryTimers) clearTimeout(timer);
-    this.retryTimers.clear();
+    this.leases.stop();
+    this.retries.clear();
     for (const { controller } of this.inFlight.values()) controller.abort(new Error('shutting down'));
     await Promise.allSettled([...this.inFlight.values()].map((f) => f.done));
     // What finished is stored (once: at worst its lease runs out and it is done again, recording nothing
@@ -252,46 +259,7 @@ export class Worker {
     this.toSettle.push({ id: item.id, outcome });
     this.wake?.();
     // A retry of this process's is due at a time it knows: looked for then, not at the next idle poll.
-    if (outcome.status === 'retry') this.nudgeAt(outcome.at);
-  }
-
-  /**
-   * Nudges once `clock()` has reached `at`, the time a claim compares run times with. A timer counts on
-   * another clock: the wall clock set back meanwhile (a virtual machine's is, now and then) would have a
-   * nudge on time by the timer find its item not due yet, and it would then wait for the next poll.
-   */
-  private nudgeAt(at: Date): void {
-    if (this.stopped) return;
-    const ms = at.getTime() - this.options.clock().getTime();
-    if (ms <= 0) {
-      this.nudge();
-      return;
-    }
-    // A timer waits at most MAX_TIMER_MS (longer, Node fires it at once): a retry further off (a sequence
-    // step weeks ahead) is looked at again then.
-    const timer = setTimeout(
-      () => {
-        this.retryTimers.delete(timer);
-        this.nudgeAt(at);
-      },
-      Math.min(ms, MAX_TIMER_MS),
-    );
-    timer.unref();
-    this.retryTimers.add(timer);
-  }
-
-  private async renewLeases(): Promise<void> {
-    const ids = [...this.inFlight.keys()];
-    if (ids.length === 0) return;
-    try {
-      const held = await renew(this.pool, this.owner, ids, this.leaseMs);
-      for (const id of ids) {
-        // Taken over by another process after our lease ran out: stop working on it.
-        if (!held.has(id)) this.inFlight.get(id)?.controller.abort(new Error('lease lost'));
-      }
-    } catch (error) {
-      this.options.logger.warn({ err: error, kind: this.spec.kind }, 'renewing work leases failed');
-    }
+    if (outcome.status === 'retry') this.retries.at(outcome.at);
   }
 
   private async sweepNowAndThen(): Promise<void> {

@@ -1,9 +1,6 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createLogger } from '../../../src/logger.ts';
 import { cancelPending, dueNow } from '../../../src/work/groups.ts';
 import {
-  claim,
   enqueue,
   release,
   renew,
@@ -12,30 +9,10 @@ import {
   settleAndClaim,
   settleMany,
 } from '../../../src/work/queue.ts';
-import { MAX_THROWS, Worker, type WorkerSpec } from '../../../src/work/worker.ts';
-import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
+import { claimFor, item, now, statusOf, workQueueSuite } from '../../support/work-queue.ts';
 
-/* The durable work queue (src/work/, DESIGN section 9): leases, group limits, fairness, workers. */
-const test = suite<{ db: TestDatabase }>('work queue: leased items, group limits, workers');
-test.before.each(async (ctx) => {
-  ctx.db = await freshDatabase();
-});
-test.after.each(async ({ db }) => db.drop());
-
-const now = () => new Date();
-const item = (id: string, group?: { key: string; limit: number }, runAt?: Date) => ({
-  id,
-  kind: 'test',
-  organizationId: 'org-1',
-  groupKey: group?.key,
-  groupLimit: group?.limit,
-  payload: { id },
-  runAt,
-});
-const claimFor = (db: TestDatabase, owner: string, limit: number, at = now(), leaseMs = 60_000) =>
-  claim(db.pool, { kind: 'test', owner, limit, leaseMs, now: at });
-const statusOf = async (db: TestDatabase, id: string) =>
-  (await db.pool.query('SELECT status, attempts FROM work_items WHERE id = $1', [id])).rows[0];
+/* The durable work queue (src/work/, DESIGN section 9): leases, group limits, fairness. */
+const test = workQueueSuite('work queue: leased items, group limits');
 
 test('an item enqueued twice is one item (ids are deterministic)', async ({ db }) => {
   assert.is(await enqueue(db.pool, [item('a'), item('b')]), 2);
@@ -196,111 +173,5 @@ test('retry, release, cancel and requeue move items as they say', async ({ db })
     ['t'],
   );
 });
-
-const quiet = createLogger('silent');
-
-test('a worker handles every item once, never more at once than its concurrency', async ({ db }) => {
-  await enqueue(
-    db.pool,
-    Array.from({ length: 40 }, (_, i) => item(`w${i}`)),
-  );
-  let running = 0;
-  let most = 0;
-  const seen: string[] = [];
-  const spec: WorkerSpec = {
-    kind: 'test',
-    concurrency: 4,
-    pollMs: 20,
-    handle: async (w) => {
-      running++;
-      most = Math.max(most, running);
-      seen.push(w.id);
-      await new Promise((r) => setTimeout(r, 5));
-      running--;
-      return { status: 'done' };
-    },
-  };
-  // Two processes' workers over one queue.
-  const workers = [
-    new Worker(db.pool, spec, { clock: now, logger: quiet, owner: 'p1' }),
-    new Worker(db.pool, spec, { clock: now, logger: quiet, owner: 'p2' }),
-  ];
-  for (const w of workers) w.start();
-  await until(async () => (await countBy(db, 'done')) === 40);
-  await Promise.all(workers.map((w) => w.stop()));
-  assert.is(seen.length, 40, 'each item handled once');
-  assert.is(new Set(seen).size, 40);
-  assert.ok(most <= 8, `at most 4 per worker at once, saw ${most}`);
-});
-
-test('a handler that keeps throwing is retried with backoff, then dead', async ({ db }) => {
-  await enqueue(db.pool, [item('bad')]);
-  let offset = 0;
-  const clock = () => new Date(Date.now() + offset);
-  let calls = 0;
-  const worker = new Worker(
-    db.pool,
-    {
-      kind: 'test',
-      concurrency: 1,
-      pollMs: 10,
-      handle: async () => {
-        calls++;
-        throw new Error('boom');
-      },
-    },
-    { clock, logger: quiet, owner: 'p' },
-  );
-  worker.start();
-  for (let i = 1; i <= MAX_THROWS; i++) {
-    await until(async () => calls >= i);
-    offset += 3_600_000; // past any backoff
-  }
-  await until(async () => (await statusOf(db, 'bad'))?.status === 'dead');
-  await worker.stop();
-  assert.is(calls, MAX_THROWS);
-  const { rows } = await db.pool.query('SELECT last_error FROM work_items WHERE id = $1', ['bad']);
-  assert.is(rows[0].last_error, 'boom');
-});
-
-test('stopping a worker aborts what it holds and gives it back for another process', async ({ db }) => {
-  await enqueue(db.pool, [item('long')]);
-  let started = false;
-  const worker = new Worker(
-    db.pool,
-    {
-      kind: 'test',
-      concurrency: 1,
-      pollMs: 10,
-      handle: (_w, signal) =>
-        new Promise((_resolve, reject) => {
-          started = true;
-          signal.addEventListener('abort', () => reject(signal.reason));
-        }),
-    },
-    { clock: now, logger: quiet, owner: 'p' },
-  );
-  worker.start();
-  await until(async () => started);
-  await worker.stop();
-  assert.equal(await statusOf(db, 'long'), { status: 'pending', attempts: 1 });
-  assert.is((await claimFor(db, 'other', 1)).length, 1);
-});
-
-async function countBy(db: TestDatabase, status: string): Promise<number> {
-  const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM work_items WHERE status = $1', [
-    status,
-  ]);
-  return rows[0].n;
-}
-
-/** Polls `check` until it holds; a deadline far beyond need (a hang fails rather than waits forever). */
-async function until(check: () => Promise<boolean>, deadlineMs = 30_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 test.run();
