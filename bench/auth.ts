@@ -17,7 +17,7 @@ import type { Authenticator, Principal } from '../src/auth/scopes.ts';
 import { accounts, bootstrapAccount } from '../test/support/accounts.ts';
 import { type HttpLoad, httpLoad, median, openBenchApp, serveBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
-import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
+import { describeMachine, markdownTable, textTable, verdict, writeBenchmarkSection } from './lib/report.ts';
 import { numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Auth';
@@ -108,9 +108,9 @@ try {
   const perRound = ratios(variants[0]!)
     .map((r) => r.toFixed(2))
     .join(', ');
-  const verdict = `${ratio.toFixed(2)}x (target >= ${TARGET}x: ${ratio >= TARGET ? 'met' : 'NOT met'})`;
+  const verdictText = verdict(ratio, TARGET);
   console.log(
-    `${textTable(headers, rows)}\n\nauthenticated / unauthenticated: ${verdict}; rounds: ${perRound}`,
+    `${textTable(headers, rows)}\n\nauthenticated / unauthenticated: ${verdictText}; rounds: ${perRound}`,
   );
 
   await writeBenchmarkSection(
@@ -129,7 +129,7 @@ try {
       '',
       markdownTable(headers, rows),
       '',
-      `Authenticated / unauthenticated, median of the per-round ratios: **${verdict}**; per round: ${perRound}.`,
+      `Authenticated / unauthenticated, median of the per-round ratios: **${verdictText}**; per round: ${perRound}.`,
       '',
       'On a busy machine (see the load average) absolute rates and single rounds swing widely; the median ' +
         'ratio of adjacent runs is the figure to read.',

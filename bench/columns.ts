@@ -24,7 +24,7 @@ import { createColumn, createTable } from '../test/support/tables.ts';
 import { serveBareColumns } from './lib/bare-columns.ts';
 import { type HttpLoad, httpLoad, median, openBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
-import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
+import { describeMachine, markdownTable, textTable, verdict, writeBenchmarkSection } from './lib/report.ts';
 import { type Measurement, measureLoad, numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Columns';
@@ -151,7 +151,7 @@ try {
       p99: median(v.rounds.map((r) => r.p99)),
     }));
     const ratio = get[0]!.rps / get[1]!.rps;
-    const verdict = `${ratio.toFixed(2)}x (target >= ${TARGET}x: ${ratio >= TARGET ? 'met' : 'NOT met'})`;
+    const verdictText = verdict(ratio, TARGET);
 
     // 2. PATCH, on llm columns (their config is open to the extra key each PATCH sets): the API end to
     // end against the bare UPDATE, alternating rounds, each worker its own column.
@@ -227,7 +227,7 @@ try {
       (p99 as number).toFixed(1),
     ]);
     console.log(
-      `${textTable(getHeaders, getRows)}\n\nAPI / bare: ${verdict}\n\n${textTable(patchHeaders, patchRows)}\n\n` +
+      `${textTable(getHeaders, getRows)}\n\nAPI / bare: ${verdictText}\n\n${textTable(patchHeaders, patchRows)}\n\n` +
         `PATCH API / bare: ${patchVerdict}`,
     );
 
@@ -245,7 +245,7 @@ try {
         '',
         markdownTable(getHeaders, getRows),
         '',
-        `API / bare throughput: **${verdict}**.`,
+        `API / bare throughput: **${verdictText}**.`,
         '',
         `PATCH /api/tables/{id}/columns/{id} end to end (read what is new in the table's and the column's ` +
           `streams, decide, append, wait for the columns projection, answer), each PATCH changing the label and a ` +

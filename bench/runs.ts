@@ -25,7 +25,7 @@ import { measureInsertLatency } from './lib/insert-latency.ts';
 import { readStatements, statementsSpent } from './lib/pg-statements.ts';
 import { callAll, storeEachAnswer } from './lib/plain-client.ts';
 import { startBenchServer } from './lib/postgres.ts';
-import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
+import { markdownTable, measuredOn, textTable, verdict, writeBenchmarkSection } from './lib/report.ts';
 import { describeTimeline, type Timeline, timelineOf } from './lib/run-timeline.ts';
 import { startSlowTarget } from './lib/slow-target.ts';
 import { numberFromEnv } from './lib/timing.ts';
@@ -195,7 +195,7 @@ try {
       `insert -> onInsert result: p50 ${Math.round(latency.p50Ms)} ms, p99 ${Math.round(latency.p99Ms)} ms`,
     );
     const ratio = median(runs) / median(plain);
-    const verdict = `${ratio.toFixed(2)}x (target >= 0.8x: ${ratio >= 0.8 ? 'met' : 'NOT met'})`;
+    const verdictText = verdict(ratio, 0.8);
     const storedRatio = (median(rates.stored) / median(plain)).toFixed(2);
     const runToStored = (median(runs) / median(rates.stored)).toFixed(2);
     const storedLine = `stored / plain: ${storedRatio}x, what holding each slot until its answer is stored costs alone; run / stored: ${runToStored}x`;
@@ -238,7 +238,7 @@ try {
     console.log(
       [
         textTable(headers, rows),
-        `run / plain: ${verdict}; ${startMs}`,
+        `run / plain: ${verdictText}; ${startMs}`,
         storedLine,
         cpuLine,
         textTable(latencyHeaders, latencyRows),
@@ -247,7 +247,7 @@ try {
     await writeBenchmarkSection(
       SECTION,
       [
-        `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}, PostgreSQL ${server.version} (${server.origin}); 1-minute load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
+        measuredOn(server, loadAtStart),
         '',
         `A run of an http_request column over ${settings.rows.toLocaleString('en-US')} rows against a loopback server that ` +
           `answers every request after ${settings.answerMs} ms, the column's concurrency ${settings.concurrency}; timed ` +
@@ -263,7 +263,7 @@ try {
         '',
         markdownTable(headers, rows),
         '',
-        `Run / plain: **${verdict}**; ${startMs}. ${storedLine[0]!.toUpperCase()}${storedLine.slice(1)}. ${cpuLine}. Each run's timeline (recorded_at in the event store): ${timelines.map(describeTimeline).join('; ')}.`,
+        `Run / plain: **${verdictText}**; ${startMs}. ${storedLine[0]!.toUpperCase()}${storedLine.slice(1)}. ${cpuLine}. Each run's timeline (recorded_at in the event store): ${timelines.map(describeTimeline).join('; ')}.`,
         '',
         RUNS_LIMITS,
         '',

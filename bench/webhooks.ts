@@ -14,32 +14,26 @@
  * each round's deliveries there. Where the PostgreSQL server preloads pg_stat_statements, each round
  * prints the service's statements per message.
  */
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { Semaphore } from '../src/content-api/semaphore.ts';
-import { HOLD_UP_TO } from '../src/domain/webhooks/attempt-log.ts';
-import {
-  CLAIMED_PER_SUBSCRIPTION,
-  DELIVERY_KIND,
-  type DeliveryPayload,
-  PER_SUBSCRIPTION_CONCURRENCY,
-} from '../src/domain/webhooks/messages.ts';
-import { webhookHeaders } from '../src/domain/webhooks/signing.ts';
 import { service } from '../src/modules.ts';
 import { wakeOnCommit } from '../src/work/batch.ts';
 import { Workers } from '../src/work/workers.ts';
 import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createTable } from '../test/support/tables.ts';
 import { subscribe } from '../test/support/webhooks.ts';
-import { median, openBenchApp } from './lib/bench-app.ts';
-import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
+import { openBenchApp } from './lib/bench-app.ts';
+import { processAndServerCpu, processAndServerSpent } from './lib/cpu.ts';
 import { profilePhase } from './lib/cpu-profile.ts';
+import { enqueueDelays, pendingDeliveries, queuedPayloads } from './lib/delivery-queue.ts';
 import { readStatements, statementsSpent } from './lib/pg-statements.ts';
 import { startBenchServer } from './lib/postgres.ts';
-import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
-import { numberFromEnv } from './lib/timing.ts';
+import { writeBenchmarkSection } from './lib/report.ts';
+import { numberFromEnv, percentile } from './lib/timing.ts';
+import { postLikeAPlainClient } from './lib/webhook-plain-client.ts';
+import { startReceiver } from './lib/webhook-receiver.ts';
+import { cpuPerMessage, webhooksMarkdown, webhooksText } from './lib/webhooks-report.ts';
 
 const SECTION = 'Webhooks';
 const settings = {
@@ -50,37 +44,9 @@ const settings = {
   eventsPerSecond: 200,
   batch: 1000,
 };
-// From the CPU columns and profiles of this script's runs: what each side's rate is made of.
-const WHAT_LIMITS_IT =
-  "What limits each. The plain client is bound by the POSTs' round trips on loopback, 4 at a time, and its CPU is the HTTP alone (client and receiver share this process). The service sends the same 4 at a time from 128 of the subscription's messages claimed ahead (sticky claims: one process holds a subscription's messages, so its 4 send slots bound every process's POSTs), and its database work is per batch, not per message: an attempt that succeeded is held while more of its subscription's messages are being sent, up to 32 of them go into one WebhookAttemptsRecorded (one append, one read by the projections, one history batch of two statements), and their work items are settled in the transaction of the next sticky claim (migration 0023: one round trip and one commit for both). That is 0.4-0.55 statements a message where it was 1.4-1.6 (appends had left with 2-3 attempts, claims with about 6 messages), and 0.2-0.3 ms of PostgreSQL CPU a message where it was 0.45-0.6; the settle with its sticky claim is the largest statement left, about 0.1 ms a message. With 64 claimed ahead the send slots stood idle while the first 32 were recorded, settled and claimed again (12 % of a round at a load of 6.7; 2 % with 128). In this process the guarded HTTP client (undici, one timer and one abort controller per request, an IP literal's SSRF verdict remembered) costs about what fetch costs the plain client: 0.3-0.55 ms of CPU a message on either side, the receiver included. So neither the service's process nor its PostgreSQL is the slower part any more; on a shared machine the ratio still moves with the load, since the service needs two processes scheduled (itself and PostgreSQL) where the plain client needs one. An untimed pass of each side comes first: the first timed round used to pay the JIT, the connections and the statements' plans alone. Earlier designs: claim, POST, record and settle in series within each of the 4 slots, 0.11x-0.14x; group commits with a stream per attempt, 0.36x; one event per batch of the attempts that finished together, 0.59x on a quiet machine (1.1 ms of CPU a message in all).";
-const BEHIND =
-  "At 200 events/s the deliveries fall behind (they run at about 100 messages/s here), so the latency is the backlog's: the p50 and p99 say how far behind the last messages were, not the path of one message.";
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const loadAtStart = loadavg()[0]!.toFixed(1);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A receiver answering 200 at once, calling `onMessage` with each body as it arrives. */
-async function startReceiver(onMessage: (body: string, at: number) => void) {
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      onMessage(Buffer.concat(chunks).toString('utf8'), Date.now());
-      res.writeHead(200).end();
-    });
-  });
-  server.keepAliveTimeout = 60_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook` };
-}
-
-/** Milliseconds of CPU a message: this process (service, receiver, client), and PostgreSQL's processes. */
-const cpuPerMessage = (spent: { node: number; postgres?: number }, messages: number) =>
-  ((spent.node * 1000) / messages).toFixed(2) +
-  (spent.postgres === undefined ? '' : `; ${((spent.postgres * 1000) / messages).toFixed(2)}`);
-
-const percentile = (sorted: readonly number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 const server = await startBenchServer();
 let received = 0;
@@ -115,23 +81,11 @@ try {
       if (res.status !== 201) throw new Error(`insert answered ${res.status}`);
     };
     // This process, and the benchmark's PostgreSQL server alone (the machine runs others).
-    const cpuNow = async () => ({ node: cpuSnapshot().node, postgres: await serverCpu(deps.pool) });
-    type Cpu = Awaited<ReturnType<typeof cpuNow>>;
-    const cpuSpent = (before: Cpu, after: Cpu) => ({
-      node: after.node - before.node,
-      postgres: serverCpuSpent(before.postgres, after.postgres),
-    });
+    const cpuNow = () => processAndServerCpu(deps.pool);
     const settled = async () => {
       await deps.projections.waitFor(await deps.store.head(), undefined, 600_000);
       await server.checkpoint();
     };
-    const pendingOf = async (subscriptionId: string) =>
-      (
-        await deps.pool.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM work_items WHERE kind = $1 AND group_key = $2`,
-          [DELIVERY_KIND, subscriptionId],
-        )
-      ).rows[0]!.n;
 
     // 1. Throughput, the service against a plain client, alternating rounds.
     const ours: number[] = [];
@@ -146,7 +100,7 @@ try {
       for (let done = 0; done < messages; done += settings.batch) {
         await insert(Math.min(settings.batch, messages - done));
       }
-      while ((await pendingOf(sub.id)) < messages) await sleep(50);
+      while ((await pendingDeliveries(deps.pool, sub.id)) < messages) await sleep(50);
       received = 0;
       // The read models done with the inserts, so that neither side's time pays for them.
       await settled();
@@ -159,39 +113,22 @@ try {
       while (received < messages) await sleep(5);
       const oursRate = messages / ((performance.now() - start) / 1000);
       await profile.stop();
-      const oursCpu = cpuPerMessage(cpuSpent(cpu, await cpuNow()), messages);
+      const oursCpu = cpuPerMessage(processAndServerSpent(cpu, await cpuNow()), messages);
       // Where pg_stat_statements is loaded: the database's statements per message, most time first.
       const perStatement = statementsSpent(statements, await readStatements(deps.pool), messages);
       if (perStatement) log(`round ${name}, the service's statements per message:\n${perStatement}`);
       await workers.stop();
       workers = undefined;
 
-      const { rows } = await deps.pool.query<{ payload: DeliveryPayload }>(
-        `SELECT payload FROM work_items WHERE kind = $1 AND group_key = $2 ORDER BY id`,
-        [DELIVERY_KIND, sub.id],
-      );
+      const payloads = await queuedPayloads(deps.pool, sub.id);
       received = 0;
       // The history read model done with the service's attempts.
       await settled();
       start = performance.now();
       cpu = await cpuNow();
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: PER_SUBSCRIPTION_CONCURRENCY }, async () => {
-          while (next < rows.length) {
-            const { messageId, body } = rows[next++]!.payload;
-            const headers = webhookHeaders([sub.secret], messageId, Math.floor(Date.now() / 1000), body);
-            const res = await fetch(receiver.url, {
-              method: 'POST',
-              headers: { 'content-type': 'application/json', ...headers },
-              body,
-            });
-            await res.arrayBuffer();
-          }
-        }),
-      );
-      const plainRate = rows.length / ((performance.now() - start) / 1000);
-      const plainCpu = cpuPerMessage(cpuSpent(cpu, await cpuNow()), rows.length);
+      await postLikeAPlainClient(receiver.url, sub.secret, payloads);
+      const plainRate = payloads.length / ((performance.now() - start) / 1000);
+      const plainCpu = cpuPerMessage(processAndServerSpent(cpu, await cpuNow()), payloads.length);
       log(
         `round ${name}: service ${oursRate.toFixed(0)}/s (CPU ms/message ${oursCpu}), ` +
           `plain client ${plainRate.toFixed(0)}/s (${plainCpu})`,
@@ -237,81 +174,15 @@ try {
     workers = undefined;
     latencies.sort((a, b) => a - b);
     // Where the time goes: from the event to its work item (the reactor's commit), and on to the receipt.
-    const { rows: enqueued } = await deps.pool.query<{ ms: number }>(
-      `SELECT extract(epoch FROM created_at - (payload->>'eventAt')::timestamptz) * 1000 AS ms
-       FROM work_items WHERE kind = $1 AND group_key = $2 ORDER BY 1`,
-      [DELIVERY_KIND, sub.id],
-    );
-    const enqueueMs = enqueued.map((r) => Number(r.ms));
+    const enqueueMs = await enqueueDelays(deps.pool, sub.id);
     log(
       `latency: event to work item p50 ${percentile(enqueueMs, 50).toFixed(0)} ms, p99 ${percentile(enqueueMs, 99).toFixed(0)} ms; ` +
         `event to receipt p50 ${percentile(latencies, 50)} ms, p99 ${percentile(latencies, 99)} ms`,
     );
 
-    const rate = median(ours) / median(plain);
-    const verdict = `${rate.toFixed(2)}x (target >= 0.7x: ${rate >= 0.7 ? 'met' : 'NOT met'})`;
-    const headers = [
-      'deliveries to one subscription',
-      'messages/s (median)',
-      'rounds',
-      'CPU ms/message, per round (this process; its PostgreSQL server)',
-    ];
-    const table = [
-      [
-        'the service: reactor-enqueued, workers deliver',
-        median(ours).toFixed(0),
-        ours.map((r) => r.toFixed(0)).join(', '),
-        cpuOurs.join(' / '),
-      ],
-      [
-        `plain client: fetch, ${PER_SUBSCRIPTION_CONCURRENCY} at a time`,
-        median(plain).toFixed(0),
-        plain.map((r) => r.toFixed(0)).join(', '),
-        cpuPlain.join(' / '),
-      ],
-    ];
-    const latencyHeaders = ['event to delivery at 200 events/s', 'events', 'p50 ms', 'p99 ms'];
-    const latencyRows = [
-      [
-        'one-row inserts, row.created to its receipt',
-        String(total),
-        String(percentile(latencies, 50)),
-        String(percentile(latencies, 99)),
-      ],
-    ];
-    console.log(
-      [textTable(headers, table), `service / plain: ${verdict}`, textTable(latencyHeaders, latencyRows)].join(
-        '\n\n',
-      ),
-    );
-    await writeBenchmarkSection(
-      SECTION,
-      [
-        `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}, PostgreSQL ${server.version} (${server.origin}); 1-minute load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`,
-        '',
-        `**Throughput.** ${settings.messages.toLocaleString('en-US')} row.created messages to one subscription whose ` +
-          'receiver (loopback, Node http) answers 200 at once. The messages are enqueued first (inserted rows, the ' +
-          'reactor turning them into work items); the time runs from starting the workers until the receiver has ' +
-          `them all: claims under leases, the subscription's ${PER_SUBSCRIPTION_CONCURRENCY} attempts at a time, ` +
-          `signing, the attempts recorded as events (up to ${HOLD_UP_TO} an event), the items settled with the next claim (${CLAIMED_PER_SUBSCRIPTION} messages claimed ahead, ${PER_SUBSCRIPTION_CONCURRENCY} being sent). The plain client POSTs the same bodies, ` +
-          `signed the same way, with fetch, ${PER_SUBSCRIPTION_CONCURRENCY} at a time, recording nothing. ` +
-          `${settings.rounds} rounds, each pass on new messages, after an untimed pass of ${settings.warmUp.toLocaleString('en-US')} on each side.`,
-        '',
-        markdownTable(headers, table),
-        '',
-        `Service / plain client: **${verdict}**.`,
-        '',
-        WHAT_LIMITS_IT,
-        '',
-        `**Latency.** One-row inserts paced at ${settings.eventsPerSecond} a second for ${settings.latencySeconds} s ` +
-          `(the pacing ended ${lateBy.toFixed(1)} s late), each message timed from its event's time (the row's ` +
-          'createdAt) to its receipt: the append, the reactor enqueuing with its checkpoint, the workers woken by ' +
-          'the commit, the attempt.',
-        '',
-        markdownTable(latencyHeaders, latencyRows),
-        ...(percentile(latencies, 50) > 1000 ? ['', BEHIND] : []),
-      ].join('\n'),
-    );
+    const results = { settings, ours, plain, cpuOurs, cpuPlain, events: total, latencies, lateBy };
+    console.log(webhooksText(results));
+    await writeBenchmarkSection(SECTION, webhooksMarkdown(results, server, loadAtStart));
   } finally {
     await workers?.stop();
     await bench.close();

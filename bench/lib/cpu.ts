@@ -88,3 +88,24 @@ export function serverCpuSpent(before: Map<number, number>, after: Map<number, n
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;
 }
+
+/** CPU seconds so far of this process and of each process of one PostgreSQL server (`serverCpu`). */
+export interface ProcessAndServerCpu {
+  node: number;
+  postgres: Map<number, number>;
+}
+
+/** Reads this process's CPU, then the server's; compare two readings with `processAndServerSpent`. */
+export async function processAndServerCpu(db: {
+  query<R>(sql: string): Promise<{ rows: R[] }>;
+}): Promise<ProcessAndServerCpu> {
+  return { node: cpuSnapshot().node, postgres: await serverCpu(db) };
+}
+
+/** CPU seconds this process and the server spent between two readings (the server's a lower bound). */
+export function processAndServerSpent(
+  before: ProcessAndServerCpu,
+  after: ProcessAndServerCpu,
+): { node: number; postgres: number | undefined } {
+  return { node: after.node - before.node, postgres: serverCpuSpent(before.postgres, after.postgres) };
+}

@@ -1,5 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { cpus, totalmem } from 'node:os';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -34,6 +34,19 @@ export function describeMachine(): string {
   const model = cpu[0]?.model.trim() || 'unknown CPU';
   const memory = Math.round(totalmem() / 2 ** 30);
   return `${cpu.length} cores (${model}), ${memory} GiB RAM, Node ${process.version}, ${process.platform}/${process.arch}`;
+}
+
+/**
+ * The first line of a section: the date, this machine, the PostgreSQL server, and the 1-minute load
+ * average at the start (`loadAtStart`, as printed) and now.
+ */
+export function measuredOn(server: { version: string; origin: string }, loadAtStart: string): string {
+  return `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}, PostgreSQL ${server.version} (${server.origin}); 1-minute load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end.`;
+}
+
+/** A ratio against its target, as the reports print it: `0.83x (target >= 0.7x: met)`. */
+export function verdict(ratio: number, target: number): string {
+  return `${ratio.toFixed(2)}x (target >= ${target}x: ${ratio >= target ? 'met' : 'NOT met'})`;
 }
 
 /**
