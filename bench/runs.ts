@@ -26,6 +26,7 @@ import { readStatements, statementsSpent } from './lib/pg-statements.ts';
 import { callAll, storeEachAnswer } from './lib/plain-client.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { markdownTable, measuredOn, textTable, verdict, writeBenchmarkSection } from './lib/report.ts';
+import { alternatingRounds } from './lib/rounds.ts';
 import { describeTimeline, type Timeline, timelineOf } from './lib/run-timeline.ts';
 import { startSlowTarget } from './lib/slow-target.ts';
 import { numberFromEnv } from './lib/timing.ts';
@@ -163,25 +164,25 @@ try {
     const stored = await storeEachAnswer(bench.deps.pool);
     const peers = {
       plain: () => callAll(targetUrl, calls),
-      stored: () => callAll(targetUrl, { ...calls, keep: stored.keeper() }),
+      stored: async () => callAll(targetUrl, { ...calls, keep: await stored.emptied() }),
     };
-    await peers.plain(); // warm-up of the target and the client
+    // Warm-ups of the target, the client and the peer's insert.
+    await peers.plain();
+    await peers.stored();
     const rates = { run: [] as number[], plain: [] as number[], stored: [] as number[] };
     const cpuOf = { run: cpuRuns, plain: cpuPlain, stored: [] as string[] };
-    for (let round = 0; round < settings.rounds; round++) {
-      const order = round % 2 ? (['run', 'stored', 'plain'] as const) : (['plain', 'stored', 'run'] as const);
-      for (const which of order) {
-        if (which === 'run') rates.run.push(await runOnce());
-        else {
-          const cpu = await cpuNow();
-          rates[which].push(await peers[which]());
-          cpuOf[which].push(await perRow(cpu));
-        }
-        log(
-          `round ${round + 1} ${which}: ${Math.round(rates[which].at(-1)!)} rows/s (CPU ms/row ${cpuOf[which].at(-1)})`,
-        );
+    await alternatingRounds(['plain', 'stored', 'run'] as const, settings.rounds, async (which, round) => {
+      if (which === 'run') rates.run.push(await runOnce());
+      else {
+        await server.checkpoint(); // as before each run: no checkpoint started by the last one lands here
+        const cpu = await cpuNow();
+        rates[which].push(await peers[which]());
+        cpuOf[which].push(await perRow(cpu));
       }
-    }
+      log(
+        `round ${round + 1} ${which}: ${Math.round(rates[which].at(-1)!)} rows/s (CPU ms/row ${cpuOf[which].at(-1)})`,
+      );
+    });
     await stored.drop();
     const { run: runs, plain } = rates;
     const latency = await measureInsertLatency({

@@ -43,20 +43,12 @@ export async function callAll(
  * under way; a slot goes on once its answer is in. What holding a slot until the result is stored
  * costs by itself, without the events, read models and bookkeeping of a real run.
  */
-export async function storeEachAnswer(pool: Pool): Promise<{ keeper(): Keep; drop(): Promise<void> }> {
+export async function storeEachAnswer(
+  pool: Pool,
+): Promise<{ emptied(): Promise<Keep>; drop(): Promise<void> }> {
   const table = 'bench_stored_answers';
-  await pool.query(
-    `CREATE TABLE IF NOT EXISTS ${table} (pass integer, n integer, answer text NOT NULL, PRIMARY KEY (pass, n))`,
-  );
-  await pool.query(`TRUNCATE ${table}`);
-  let passes = 0;
-  let waiting: {
-    pass: number;
-    n: number;
-    body: unknown;
-    stored: () => void;
-    failed: (e: unknown) => void;
-  }[] = [];
+  await pool.query(`CREATE TABLE IF NOT EXISTS ${table} (n integer PRIMARY KEY, answer text NOT NULL)`);
+  let waiting: { n: number; body: unknown; stored: () => void; failed: (e: unknown) => void }[] = [];
   let storing = false;
   const storeWaiting = async () => {
     storing = true;
@@ -64,10 +56,10 @@ export async function storeEachAnswer(pool: Pool): Promise<{ keeper(): Keep; dro
       const batch = waiting;
       waiting = [];
       try {
-        await pool.query(
-          `INSERT INTO ${table} (pass, n, answer) SELECT * FROM unnest($1::int[], $2::int[], $3::text[])`,
-          [batch.map((a) => a.pass), batch.map((a) => a.n), batch.map((a) => JSON.stringify(a.body))],
-        );
+        await pool.query(`INSERT INTO ${table} (n, answer) SELECT * FROM unnest($1::int[], $2::text[])`, [
+          batch.map((a) => a.n),
+          batch.map((a) => JSON.stringify(a.body)),
+        ]);
         for (const a of batch) a.stored();
       } catch (error) {
         for (const a of batch) a.failed(error);
@@ -75,15 +67,16 @@ export async function storeEachAnswer(pool: Pool): Promise<{ keeper(): Keep; dro
     }
     storing = false;
   };
+  const keep: Keep = (n, body) =>
+    new Promise<void>((stored, failed) => {
+      waiting.push({ n, body, stored, failed });
+      if (!storing) void storeWaiting();
+    });
   return {
-    /** A keep for one pass of requests (its answers apart from the passes before). */
-    keeper() {
-      const pass = passes++;
-      return (n, body) =>
-        new Promise<void>((stored, failed) => {
-          waiting.push({ pass, n, body, stored, failed });
-          if (!storing) void storeWaiting();
-        });
+    /** The keep for one pass of requests, into the table emptied first (as each run starts with none). */
+    async emptied() {
+      await pool.query(`TRUNCATE ${table}`);
+      return keep;
     },
     drop: async () => {
       await pool.query(`DROP TABLE IF EXISTS ${table}`);

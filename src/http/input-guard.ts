@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { textProblem } from '../db/storable-text.ts';
 import { AppError, type FieldError, formatPath } from '../errors.ts';
 import { invalidDetail } from './problem.ts';
 
@@ -11,16 +12,6 @@ export const MAX_DEPTH = 64;
 
 /** A problem body names this many offending strings at most; the first ones are enough to fix. */
 const MAX_TEXT_ISSUES = 20;
-
-// Code units of a surrogate half without its other half: not Unicode text, and `jsonb` refuses it.
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Why PostgreSQL could not store this text (NUL: neither `text` nor `jsonb` take it), if it could not. */
-export function textProblem(text: string): string | undefined {
-  if (text.includes('\u0000')) return 'holds a NUL character (U+0000), which cannot be stored';
-  if (LONE_SURROGATE.test(text)) return 'holds an unpaired UTF-16 surrogate, which is not valid Unicode';
-  return undefined;
-}
 
 /**
  * Arrays and plain objects: what JSON parsing yields, and the params and query objects (whose

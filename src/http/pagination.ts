@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { textProblem } from '../db/storable-text.ts';
 import { AppError } from '../errors.ts';
-import { textProblem } from './input-guard.ts';
 
 /**
  * Cursor pagination, the same for every list: `?limit=&cursor=`, answered with the page and the

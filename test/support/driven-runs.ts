@@ -98,11 +98,12 @@ export async function startedRun({ t, key, target }: Ctx, rows: number) {
   return { tableId, columns, runId, work, rowIds: inserted.map((r: { id: string }) => r.id) };
 }
 
-const worker = (t: TestApp) => runWorker((deps) => executorsFrom(executorDepsFrom(deps)))(t.deps);
-
-/** The run's item worked by a driver of this process under LEASE, as a worker would (until `signal`). */
-export const drive = (t: TestApp, work: WorkItem, signal = new AbortController().signal) =>
-  worker(t).handle(work, signal, LEASE);
+/**
+ * The run's item worked by a driver of this process under LEASE, as a worker would (until `signal`),
+ * with the app's dependencies or `deps`.
+ */
+export const drive = (t: TestApp, work: WorkItem, signal = new AbortController().signal, deps = t.deps) =>
+  runWorker((d) => executorsFrom(executorDepsFrom(d)))(deps).handle(work, signal, LEASE);
 
 /** The run once every row is counted (no worker ends it here: its status stays `running`). */
 export const allCounted = (ctx: Ctx, runId: string) =>

@@ -1,4 +1,5 @@
-import type { NewEvent, StreamAppend } from '../../event-store/port.ts';
+import { cutText } from '../../db/storable-text.ts';
+import type { EventStore, NewEvent, StreamAppend } from '../../event-store/port.ts';
 import type { CellStatusValue } from '../rows/events.ts';
 import { rowStream } from '../rows/row-state.ts';
 import type { RunRowFinishedData, RunRowsData } from './events.ts';
@@ -61,7 +62,7 @@ export function finishedCell(step: RowStep, finished: RunRowFinishedData, value?
   const status: CellStatusValue =
     finished.outcome === 'succeeded' ? 'done' : finished.outcome === 'failed' ? 'error' : 'skipped';
   const error = finished.error
-    ? `${finished.error.code}: ${finished.error.message}`.slice(0, CELL_ERROR_LENGTH)
+    ? cutText(`${finished.error.code}: ${finished.error.message}`, CELL_ERROR_LENGTH)
     : undefined;
   return {
     stream: rowStream.name(tableId, rowId),
@@ -79,6 +80,25 @@ export function finishedCell(step: RowStep, finished: RunRowFinishedData, value?
       },
     ],
   };
+}
+
+/**
+ * Of these rows, those whose cell has this run's result in the log already (its `cell-finished` event):
+ * a driver taking a run over sends only the rest.
+ */
+export async function cellsLogged(
+  store: Pick<EventStore, 'readStreams'>,
+  run: { runId: string; tableId: string },
+  rowIds: readonly string[],
+): Promise<Set<string>> {
+  if (rowIds.length === 0) return new Set();
+  const streamOf = (rowId: string) => rowStream.name(run.tableId, rowId);
+  const streams = await store.readStreams(rowIds.map((rowId) => ({ stream: streamOf(rowId) })));
+  return new Set(
+    rowIds.filter((rowId) =>
+      streams.get(streamOf(rowId))?.some((e) => e.id === eventIdOf('cell-finished', run.runId, rowId)),
+    ),
+  );
 }
 
 /** A row skipped before its call (its run stopped, the row deleted): nothing charged. */

@@ -1,5 +1,6 @@
 import { COLUMNS, type ColumnRow } from '../../../projections/columns/columns.ts';
 import { backoffMs } from '../../db/backoff.ts';
+import { cutText, storableText } from '../../db/storable-text.ts';
 import { AppError } from '../../errors.ts';
 import type { AppDeps } from '../../http/app.ts';
 import { inputIssues } from '../../http/input-guard.ts';
@@ -30,26 +31,30 @@ export async function tableColumns(deps: Pick<AppDeps, 'pool'>, tableId: string)
   return rows.map((c) => ({ id: c.id, key: c.key, dataType: c.data_type, config: c.config }));
 }
 
+/** How much of a path into an answer its error shows. */
+const MAX_PATH = 200;
+
 /**
- * An answer no cell can store fails its row, as the rows API refuses such a cell: a NUL character or
- * an unpaired surrogate (the log's jsonb refuses both), or nesting deeper than the input guard allows.
- * The provider was called, so the row is charged.
+ * An answer no cell can store fails its row: a NUL character or an unpaired surrogate (the log's jsonb
+ * refuses both), or nesting deeper than the input guard's 64 levels. The provider was called, so the
+ * row is charged.
  */
 function storable(outcome: ExecutionOutcome): ExecutionOutcome {
   if (!outcome.ok) return outcome;
   const [issue] = inputIssues(outcome.value, ['value']);
   if (!issue) return outcome;
-  const message = `the answer cannot be stored in a cell: ${issue.path} ${issue.message}`;
+  // The path names keys the provider chose: cut short, and storable itself (`resultOf`).
+  const message = `the answer cannot be stored in a cell: ${cutText(issue.path, MAX_PATH)} ${issue.message}`;
   return { ok: false, error: { code: 'value_not_storable', message }, meta: outcome.meta };
 }
 
 /** A row's result from its executor's outcome: its outcome, error, what the executor reported, its charge. */
 function resultOf(run: RunCreatedData, rowId: string, executed: ExecutionOutcome, at: string): RowResult {
   const outcome = storable(executed);
-  // The log stores events as jsonb, which refuses a NUL character: one in an error would stall the run.
+  // The log stores events as jsonb: a NUL or a lone surrogate from a provider's text would stall the run.
   const error = outcome.ok
     ? null
-    : { code: outcome.error.code, message: outcome.error.message.replaceAll('\u0000', '') };
+    : { code: outcome.error.code, message: storableText(outcome.error.message) };
   return {
     finished: {
       runId: run.runId,

@@ -1,11 +1,11 @@
 import { ROWS } from '../../../projections/rows/rows.ts';
 import type { AppDeps } from '../../http/app.ts';
 import type { RunCreatedData } from './events.ts';
-import { queuedEvent, type RowStep, RUN_STOPPED, skippedResult } from './record.ts';
+import { cellsLogged, queuedEvent, type RowStep, RUN_STOPPED, skippedResult } from './record.ts';
 import type { RowResult } from './row-call.ts';
 import type { RunLog } from './run-log.ts';
 import { RunLogWriter } from './run-log-writer.ts';
-import { type DrivenRun, storedResults, storeResults } from './run-outbox.ts';
+import { type DrivenRun, dropResults, storedResults, storeResults } from './run-outbox.ts';
 import { runRetries } from './run-retries.ts';
 
 /** Rows queued in the first step (soon running) and in each step after (ahead of the rows running). */
@@ -84,15 +84,21 @@ export class RunDriver {
   }
 
   /**
-   * Results a driver before this one stored: into the log, not run again. One already on the run (its
-   * driver's last append cut short between the run's stream and the cell's, as an append over several
-   * streams of EventStoreDB can be) sends only its cell, again where it landed, which is a no-op.
+   * Results a driver before this one stored: into the log, not run again. One already on the run has
+   * its cell in the log too (RunLogWriter puts cells in first) and is only deleted; of the others, a
+   * cell that landed before the driver died is not sent again (on EventStoreDB a repeat could land twice).
    */
   private async resume(): Promise<void> {
-    const stored = await this.retrying(() => storedResults(this.deps.pool, this.run.runId));
+    const { runId } = this.run;
+    const stored = await this.retrying(() => storedResults(this.deps.pool, runId));
     const done = new Set(this.log.finished);
-    for (const result of stored) {
-      this.writer.finish(result, true, done.has(result.finished.rowId));
+    const logged = stored.map((r) => r.finished.rowId).filter((rowId) => done.has(rowId));
+    await this.retrying(() => dropResults(this.deps.pool, runId, logged));
+    const rest = stored.filter((r) => !done.has(r.finished.rowId));
+    const rowIds = rest.map((r) => r.finished.rowId);
+    const inLog = await this.retrying(() => cellsLogged(this.deps.store, this.run, rowIds));
+    for (const result of rest) {
+      this.writer.finish(result, true, inLog.has(result.finished.rowId));
       done.add(result.finished.rowId);
     }
     for (let first = 0; first < this.run.rowIds.length; ) {

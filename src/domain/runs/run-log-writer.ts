@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { backoffMs } from '../../db/backoff.ts';
-import { IdempotencyConflictError } from '../../event-store/errors.ts';
+import { IdempotencyConflictError, InvalidEventError } from '../../event-store/errors.ts';
 import type { NewEvent, StreamAppend } from '../../event-store/port.ts';
 import type { AppDeps } from '../../http/app.ts';
 import type { RunCreatedData } from './events.ts';
@@ -26,9 +26,9 @@ const CELL_TRIES = 5;
 interface Held extends RowResult {
   /** In run_row_results (dropped once its events are in the log). */
   stored: boolean;
-  /** Its RunRowFinished is in the log already: only its cell goes (again: a no-op where it landed). */
-  logged?: boolean;
-  /** Appends of its cell refused for itself (not with the rest: the database away). */
+  /** Its cell is in the log already (found there by a driver taking the run over): only the run's part goes. */
+  cellLogged?: boolean;
+  /** Appends of its cell refused for what it holds (`refusedForItself`). */
   tries?: number;
   /** Its value was refused; this is its error in its place. */
   refused?: boolean;
@@ -36,12 +36,12 @@ interface Held extends RowResult {
 
 /**
  * Writes what a run's driver did into the log, many rows an append: the steps queued, the rows started
- * (one RunRowsStarted an append), each result on the run and in its cell. Appends go one at a time, in
- * the order things happened: on the run's stream a step's queue, then starts, then results; a row's
- * cell is on its own stream and may come first in the log's order within one append (its read models
- * take either order). Every FLUSH_MS, or FLUSH_ROWS results an append; a result that was stored in
- * run_row_results leaves it once its events are in. An append the database refuses is tried again
- * with backoff (its ids land it once); a cell value the log refuses alone becomes the cell's error.
+ * (one RunRowsStarted an append), each result in its cell and on the run. Appends go one at a time, in
+ * the order things happened: each write puts its results' cells (each on its row's stream) in first,
+ * then on the run's stream the steps queued, the starts and the results (the read models take a cell
+ * before its start). Every FLUSH_MS, or FLUSH_ROWS results a write; a result that was stored in
+ * run_row_results leaves it once it is on the run. An append the database refuses is tried again with
+ * backoff (its ids land it once); a cell value the log refuses for itself fails its row instead.
  */
 export class RunLogWriter {
   private queued: NewEvent[] = [];
@@ -71,8 +71,8 @@ export class RunLogWriter {
     this.soon();
   }
 
-  finish(result: RowResult, stored: boolean, logged = false): void {
-    this.results.push({ ...result, stored, logged });
+  finish(result: RowResult, stored: boolean, cellLogged = false): void {
+    this.results.push({ ...result, stored, cellLogged });
     if (this.results.length >= FLUSH_ROWS) this.writeNow();
     else this.soon();
   }
@@ -128,62 +128,106 @@ export class RunLogWriter {
     const queued = this.queued.splice(0);
     const started = this.started.splice(0);
     const results = this.results.splice(0, FLUSH_ROWS);
+    // Cells first: once a row's result is on the run, its cell is in the log too (or its error in its
+    // place), on every store (an append over several streams is one transaction on PostgreSQL only), so
+    // a run whose results are all in may end and forget what it stored. Aborted meanwhile, nothing more
+    // goes: the next driver sends these results again.
+    const recorded = await this.appendCells(results, at);
+    if (!recorded) return;
     const runEvents: NewEvent[] = [
       ...queued,
       ...(started.length > 0
         ? [startedEvent({ runId, tableId, columnId, at }, [this.nonce, String(this.appends++)], started)]
         : []),
-      ...results.filter((r) => !r.logged).map((r) => finishedEvent(r.finished)),
+      ...recorded.map((r) => finishedEvent(r.finished)),
     ];
-    let runPart: StreamAppend | undefined =
-      runEvents.length > 0 ? { stream: runStream.name(runId), events: runEvents } : undefined;
-    let cells = results;
-    for (let attempt = 0; runPart || cells.length > 0; attempt++) {
-      if (attempt > 0) {
-        if (this.signal.aborted) return;
-        await new Promise((r) => setTimeout(r, backoffMs(attempt - 1)));
-      }
-      const appends = [
-        ...(runPart ? [runPart] : []),
-        ...cells.map((r) =>
-          finishedCell({ runId, tableId, columnId, rowId: r.finished.rowId, at }, r.finished, r.value),
-        ),
-      ];
-      const outcomes = await this.deps.store
-        .appendToStreams(appends)
-        .catch((error: Error) => appends.map(() => ({ ok: false as const, error })));
-      // A part refused while others landed is refused for itself (a value the log cannot store); all
-      // refused is the database away, which counts against no cell.
-      const alone = outcomes.some((o) => o.ok);
-      const offset = runPart ? 1 : 0;
-      const runOutcome = runPart ? outcomes[0] : undefined;
-      if (runOutcome?.ok) runPart = undefined;
-      else if (runPart && runOutcome?.error instanceof IdempotencyConflictError) {
-        // Some of these events are in the log already: appended by a driver of this run before this one
-        // (taken over while its last append was under way). The rest go again, once.
-        runPart = await this.withoutLogged(runPart).catch(() => runPart);
-      } else if (runPart)
-        this.deps.logger.warn({ err: runOutcome?.error, runId, attempt }, "a run's append failed; retrying");
-      cells = cells.flatMap((cell, i) => {
-        const outcome = outcomes[offset + i];
-        if (outcome?.ok) return [];
-        if (alone) cell.tries = (cell.tries ?? 0) + 1;
-        if ((cell.tries ?? 0) < CELL_TRIES) return [cell];
-        this.deps.logger.error(
-          { err: outcome?.error, runId, rowId: cell.finished.rowId },
-          "a run row's value could not be recorded in its cell; the cell shows an error instead",
-        );
-        return cell.refused ? [] : [refusedCell(cell)];
-      });
-    }
+    if (runEvents.length > 0 && !(await this.appendRun({ stream: runStream.name(runId), events: runEvents })))
+      return;
     const stored = results.filter((r) => r.stored).map((r) => r.finished.rowId);
     // Aborted meanwhile: the next driver drops them.
     const retrying = runRetries(this.deps, runId, this.signal);
     await retrying(() => dropResults(this.deps.pool, runId, stored)).catch(() => {});
   }
+
+  /**
+   * The results' cells into the log (those not there already), tried again with backoff while the
+   * database is away; a cell the log refuses for itself CELL_TRIES times gets its error instead. The
+   * results as recorded (with such an error in place of their own), or undefined once aborted.
+   */
+  private async appendCells(results: readonly Held[], at: string): Promise<Held[] | undefined> {
+    const { runId, tableId, columnId } = this.run;
+    const recorded = new Map(results.map((r) => [r.finished.rowId, r]));
+    let cells = results.filter((r) => !r.cellLogged);
+    for (let attempt = 0; cells.length > 0; attempt++) {
+      if (attempt > 0) {
+        if (this.signal.aborted) return undefined;
+        await new Promise((r) => setTimeout(r, backoffMs(attempt - 1)));
+      }
+      const appends = cells.map((r) =>
+        finishedCell({ runId, tableId, columnId, rowId: r.finished.rowId, at }, r.finished, r.value),
+      );
+      const outcomes = await this.deps.store
+        .appendToStreams(appends)
+        .catch((error: Error) => appends.map(() => ({ ok: false as const, error })));
+      const away = outcomes.find((o) => !o.ok && !refusedForItself(o.error));
+      if (away && !away.ok)
+        this.deps.logger.warn({ err: away.error, runId, attempt }, "a run's cells failed; retrying");
+      cells = cells.flatMap((cell, i) => {
+        const outcome = outcomes[i]!;
+        if (outcome.ok) return [];
+        if (!refusedForItself(outcome.error)) return [cell];
+        cell.tries = (cell.tries ?? 0) + 1;
+        if (cell.tries < CELL_TRIES) return [cell];
+        const { rowId } = cell.finished;
+        this.deps.logger.error(
+          { err: outcome.error, runId, rowId },
+          "a run row's value could not be recorded in its cell; the row fails with value_not_recorded",
+        );
+        if (cell.refused) return []; // its error refused as well: the run's result still says so
+        const failed = refusedCell(cell);
+        recorded.set(rowId, failed);
+        return [failed];
+      });
+    }
+    return results.map((r) => recorded.get(r.finished.rowId)!);
+  }
+
+  /** The run's part into the log, tried again until it lands (false: aborted first). */
+  private async appendRun(part: StreamAppend): Promise<boolean> {
+    const runId = this.run.runId;
+    let rest: StreamAppend | undefined = part;
+    for (let attempt = 0; rest; attempt++) {
+      if (attempt > 0) {
+        if (this.signal.aborted) return false;
+        await new Promise((r) => setTimeout(r, backoffMs(attempt - 1)));
+      }
+      const [outcome] = await this.deps.store
+        .appendToStreams([rest])
+        .catch((error: Error) => [{ ok: false as const, error }]);
+      if (outcome!.ok) rest = undefined;
+      else if (outcome!.error instanceof IdempotencyConflictError) {
+        // Some of these events are in the log already: appended by a driver of this run before this one
+        // (taken over while its last append was under way). The rest go again, once.
+        rest = await this.withoutLogged(rest).catch(() => rest);
+      } else
+        this.deps.logger.warn({ err: outcome!.error, runId, attempt }, "a run's append failed; retrying");
+    }
+    return true;
+  }
 }
 
-/** A cell whose value the log refused: its error instead (the run's own result stands). */
+/**
+ * Refused for what the part holds, which trying again cannot change: data the database refuses
+ * (SQLSTATE class 22: a NUL character, an unpaired surrogate), an event its schema refuses, ids taken.
+ * Anything else (a connection lost, the database away) is tried again without counting.
+ */
+function refusedForItself(error: unknown): boolean {
+  if (error instanceof InvalidEventError || error instanceof IdempotencyConflictError) return true;
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('22');
+}
+
+/** A row whose value the log refused: failed with value_not_recorded, on the run and in its cell. */
 const refusedCell = (cell: Held): Held => ({
   ...cell,
   refused: true,

@@ -3,7 +3,9 @@ import { rowStream } from '../../../src/domain/rows/row-state.ts';
 import { finishedCell, finishedEvent } from '../../../src/domain/runs/record.ts';
 import type { RowResult } from '../../../src/domain/runs/row-call.ts';
 import { runStream } from '../../../src/domain/runs/run-state.ts';
+import type { EventStore } from '../../../src/event-store/port.ts';
 import { bearer, call } from '../../support/accounts.ts';
+import type { TestApp } from '../../support/app.ts';
 import {
   CONCURRENCY,
   type Ctx,
@@ -83,9 +85,21 @@ test('its lease taken by another process: the driver starts nothing more and giv
   assert.ok(rows.length >= 1 && rows.length <= CONCURRENCY, `${rows.length} stored`);
 });
 
-test('a stored result on the run but not in its cell (an append cut short between streams): the cell gets it', async (ctx) => {
+/** The app's store, noting the streams of every part appended through it. */
+function notingAppends(t: TestApp): { deps: TestApp['deps']; streams: string[] } {
+  const streams: string[] = [];
+  const store = t.deps.store;
+  const noting: EventStore = Object.create(store);
+  noting.appendToStreams = (appends) => {
+    streams.push(...appends.map((a) => a.stream));
+    return store.appendToStreams(appends);
+  };
+  return { deps: { ...t.deps, store: noting }, streams };
+}
+
+test("died between a write's cells and its run part: only the run's part goes, no cell twice", async (ctx) => {
   const { tableId, columns, runId, work, rowIds } = await startedRun(ctx, 4);
-  const [onRunOnly, both] = [rowIds[0]!, rowIds[2]!];
+  const [cellOnly, both] = [rowIds[0]!, rowIds[2]!];
   const step = (rowId: string) => ({
     runId,
     tableId,
@@ -93,39 +107,50 @@ test('a stored result on the run but not in its cell (an append cut short betwee
     rowId,
     at: new Date().toISOString(),
   });
-  for (const rowId of [onRunOnly, both]) await storeResult(ctx, runId, rowId);
-  // The driver before died after its last append had reached the run's stream, but one cell's append
-  // had not landed (EventStoreDB appends to one stream at a time); the other row's had.
+  for (const rowId of [cellOnly, both]) await storeResult(ctx, runId, rowId);
+  // One write of the driver before landed whole; the next had its cells in when the driver died.
+  const cell = (rowId: string) =>
+    finishedCell(step(rowId), result(runId, rowId).finished, result(runId, rowId).value);
+  await ctx.t.deps.store.appendToStreams([cell(both)]);
   await ctx.t.deps.store.appendToStreams([
-    {
-      stream: runStream.name(runId),
-      events: [onRunOnly, both].map((r) => finishedEvent(result(runId, r).finished)),
-    },
-    finishedCell(step(both), result(runId, both).finished, result(runId, both).value),
+    { stream: runStream.name(runId), events: [finishedEvent(result(runId, both).finished)] },
   ]);
-  assert.equal(await drive(ctx.t, work), { status: 'done' });
+  await ctx.t.deps.store.appendToStreams([cell(cellOnly)]);
+  const noted = notingAppends(ctx.t);
+  assert.equal(await drive(ctx.t, work, undefined, noted.deps), { status: 'done' });
   assert.is(ctx.target.counts.size, 2, 'the rows with a result were not called');
+  for (const rowId of [cellOnly, both])
+    assert.not.ok(noted.streams.includes(rowStream.name(tableId, rowId)), `${rowId}'s cell not sent again`);
   const finished = await runEvents(ctx.t, runId, 'RunRowFinished');
   assert.equal(finished.map((f) => f.rowId).sort(), [...rowIds].sort(), 'one result per row on the run');
-  for (const rowId of [onRunOnly, both]) {
-    const { rows: cellEvents } = await ctx.t.db.pool.query(
-      `SELECT data FROM events WHERE stream_name = $1 AND type = 'RowCellsChanged'`,
-      [rowStream.name(tableId, rowId)],
-    );
-    assert.is(cellEvents.length, 1, `one cell result for ${rowId}`);
-    assert.equal(cellEvents[0].data.cells[columns.result.id], { stored: rowId });
-  }
-  const cell = await eventually('the value in the cell that had missed it', async () => {
-    const res = await call(ctx.t.app, 'GET', `/api/tables/${tableId}/rows/${onRunOnly}`, {
-      headers: bearer(ctx.key),
-    });
-    return res.body.cellStatus?.result?.status === 'done' ? res.body : undefined;
-  });
-  assert.equal(cell.cells.result, { stored: onRunOnly });
   const { rows: left } = await ctx.t.db.pool.query('SELECT row_id FROM run_row_results WHERE run_id = $1', [
     runId,
   ]);
   assert.equal(left, []);
+});
+
+test('a stored value the log refuses (stored before answers were checked): the row fails, the run goes on', async (ctx) => {
+  const { tableId, runId, work, rowIds } = await startedRun(ctx, 3);
+  const refused = rowIds[1]!;
+  const holdsNul = { ...result(runId, refused), value: { note: 'a\u0000b' } };
+  await ctx.t.db.pool.query('INSERT INTO run_row_results (run_id, row_id, result) VALUES ($1, $2, $3)', [
+    runId,
+    refused,
+    JSON.stringify(holdsNul),
+  ]);
+  // Its cell is refused five times (backoff 0.1 to 0.8 s), then the row fails: the driver ends.
+  assert.equal(await drive(ctx.t, work), { status: 'done' });
+  const finished = await runEvents(ctx.t, runId, 'RunRowFinished');
+  assert.is(finished.length, 3);
+  const mine = finished.find((f) => f.rowId === refused);
+  assert.equal([mine?.outcome, mine?.error?.code], ['failed', 'value_not_recorded']);
+  const row = await eventually('the error in its cell', async () => {
+    const res = await call(ctx.t.app, 'GET', `/api/tables/${tableId}/rows/${refused}`, {
+      headers: bearer(ctx.key),
+    });
+    return res.body.cellStatus?.result?.status === 'error' ? res.body : undefined;
+  });
+  assert.match(row.cellStatus.result.error, /^value_not_recorded/);
 });
 
 test.run();
