@@ -1,6 +1,6 @@
 import { cutText } from '../../db/storable-text.ts';
 import type { EventStore, NewEvent, StreamAppend } from '../../event-store/port.ts';
-import type { CellStatusValue } from '../rows/events.ts';
+import type { CellStatusValue, ChangedStatus } from '../rows/events.ts';
 import { rowStream } from '../rows/row-state.ts';
 import type { RunRowFinishedData, RunRowsData } from './events.ts';
 import { eventIdOf } from './run-state.ts';
@@ -82,24 +82,45 @@ export function finishedCell(step: RowStep, finished: RunRowFinishedData, value?
   };
 }
 
+/** Rows whose cells are looked up at once (each row's stream is read whole). */
+const LOOKUP_CHUNK = 500;
+
+/** A row's cell found with this run's result in the log: whether it was its value's refusal instead. */
+export interface LoggedCell {
+  refused: boolean;
+}
+
 /**
- * Of these rows, those whose cell has this run's result in the log already (its `cell-finished` event):
- * a driver taking a run over sends only the rest.
+ * Of these rows, those whose cell has this run's result in the log already (its `cell-finished`
+ * event): a driver taking a run over sends only the rest. A chunk of rows at a time.
  */
 export async function cellsLogged(
   store: Pick<EventStore, 'readStreams'>,
-  run: { runId: string; tableId: string },
+  run: { runId: string; tableId: string; columnId: string },
   rowIds: readonly string[],
-): Promise<Set<string>> {
-  if (rowIds.length === 0) return new Set();
+): Promise<Map<string, LoggedCell>> {
+  const found = new Map<string, LoggedCell>();
   const streamOf = (rowId: string) => rowStream.name(run.tableId, rowId);
-  const streams = await store.readStreams(rowIds.map((rowId) => ({ stream: streamOf(rowId) })));
-  return new Set(
-    rowIds.filter((rowId) =>
-      streams.get(streamOf(rowId))?.some((e) => e.id === eventIdOf('cell-finished', run.runId, rowId)),
-    ),
-  );
+  for (let first = 0; first < rowIds.length; first += LOOKUP_CHUNK) {
+    const chunk = rowIds.slice(first, first + LOOKUP_CHUNK);
+    const streams = await store.readStreams(chunk.map((rowId) => ({ stream: streamOf(rowId) })));
+    for (const rowId of chunk) {
+      const id = eventIdOf('cell-finished', run.runId, rowId);
+      const cell = streams.get(streamOf(rowId))?.find((e) => e.id === id);
+      if (!cell) continue;
+      const status = (cell.data as { statuses?: Record<string, ChangedStatus> }).statuses?.[run.columnId];
+      const error = typeof status === 'object' ? status.error : undefined;
+      found.set(rowId, { refused: error?.startsWith(`${VALUE_NOT_RECORDED.code}:`) ?? false });
+    }
+  }
+  return found;
 }
+
+/** A row whose value the log refused, in its cell and on the run. */
+export const VALUE_NOT_RECORDED = {
+  code: 'value_not_recorded',
+  message: 'the event log refused the value (a NUL character?)',
+};
 
 /** A row skipped before its call (its run stopped, the row deleted): nothing charged. */
 export const skippedResult = (

@@ -98,7 +98,7 @@ export class RunDriver {
     const rowIds = rest.map((r) => r.finished.rowId);
     const inLog = await this.retrying(() => cellsLogged(this.deps.store, this.run, rowIds));
     for (const result of rest) {
-      this.writer.finish(result, true, inLog.has(result.finished.rowId));
+      this.writer.finish(result, true, inLog.get(result.finished.rowId));
       done.add(result.finished.rowId);
     }
     for (let first = 0; first < this.run.rowIds.length; ) {

@@ -4,7 +4,7 @@ import { IdempotencyConflictError, InvalidEventError } from '../../event-store/e
 import type { NewEvent, StreamAppend } from '../../event-store/port.ts';
 import type { AppDeps } from '../../http/app.ts';
 import type { RunCreatedData } from './events.ts';
-import { finishedCell, finishedEvent, startedEvent } from './record.ts';
+import { finishedCell, finishedEvent, type LoggedCell, startedEvent, VALUE_NOT_RECORDED } from './record.ts';
 import type { RowResult } from './row-call.ts';
 import { dropResults } from './run-outbox.ts';
 import { runRetries } from './run-retries.ts';
@@ -20,7 +20,7 @@ import { runStream } from './run-state.ts';
 const FLUSH_MS = 100;
 /** ...or until this many are in. */
 const FLUSH_ROWS = 500;
-/** Tries of a cell's append that fails on its own (a value the log refuses), before it is logged. */
+/** Tries of a cell's append refused for what it holds (`refusedForItself`), before its row fails. */
 const CELL_TRIES = 5;
 
 interface Held extends RowResult {
@@ -71,8 +71,13 @@ export class RunLogWriter {
     this.soon();
   }
 
-  finish(result: RowResult, stored: boolean, cellLogged = false): void {
-    this.results.push({ ...result, stored, cellLogged });
+  /**
+   * A row's result: into its cell, then on the run. `logged`: its cell is in the log already (a driver
+   * before this one wrote it), as its value or, refused, as value_not_recorded, which the run then says too.
+   */
+  finish(result: RowResult, stored: boolean, logged?: LoggedCell): void {
+    const held: Held = { ...result, stored, cellLogged: logged !== undefined };
+    this.results.push(logged?.refused ? refusedCell(held) : held);
     if (this.results.length >= FLUSH_ROWS) this.writeNow();
     else this.soon();
   }
@@ -179,11 +184,19 @@ export class RunLogWriter {
         cell.tries = (cell.tries ?? 0) + 1;
         if (cell.tries < CELL_TRIES) return [cell];
         const { rowId } = cell.finished;
+        if (cell.refused) {
+          // Its error refused as well, which holds only ids and a fixed text: not for what it holds. Tried
+          // again, so that its result never goes on the run without a cell.
+          this.deps.logger.error(
+            { err: outcome.error, runId, rowId },
+            "a run row's cell is refused; retrying",
+          );
+          return [{ ...cell, tries: 0 }];
+        }
         this.deps.logger.error(
           { err: outcome.error, runId, rowId },
           "a run row's value could not be recorded in its cell; the row fails with value_not_recorded",
         );
-        if (cell.refused) return []; // its error refused as well: the run's result still says so
         const failed = refusedCell(cell);
         recorded.set(rowId, failed);
         return [failed];
@@ -233,9 +246,5 @@ const refusedCell = (cell: Held): Held => ({
   refused: true,
   tries: 0,
   value: undefined,
-  finished: {
-    ...cell.finished,
-    outcome: 'failed',
-    error: { code: 'value_not_recorded', message: 'the event log refused the value (a NUL character?)' },
-  },
+  finished: { ...cell.finished, outcome: 'failed', error: VALUE_NOT_RECORDED },
 });

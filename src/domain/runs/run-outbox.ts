@@ -1,4 +1,5 @@
 import type { Pool } from '../../db/pool.ts';
+import { storableText } from '../../db/storable-text.ts';
 import type { RowResult } from './row-call.ts';
 
 /**
@@ -45,13 +46,26 @@ export async function storeResults(
   return rows[0]!;
 }
 
-/** The results stored and not yet in the log (a driver before this one died first). */
+/**
+ * The results stored and not yet in the log (a driver before this one died first). An error's text is
+ * made storable: a version before this one stored it as its provider said it, and the run's stream
+ * would refuse it for ever.
+ */
 export async function storedResults(db: Db, runId: string): Promise<RowResult[]> {
   const { rows } = await db.query<{ result: string }>(
     'SELECT result FROM run_row_results WHERE run_id = $1 ORDER BY created_at, row_id',
     [runId],
   );
-  return rows.map((r) => JSON.parse(r.result) as RowResult);
+  return rows.map((r) => {
+    const result = JSON.parse(r.result) as RowResult;
+    const { error } = result.finished;
+    return error
+      ? {
+          ...result,
+          finished: { ...result.finished, error: { ...error, message: storableText(error.message) } },
+        }
+      : result;
+  });
 }
 
 /** Results whose events are in the log now. */

@@ -98,8 +98,8 @@ function notingAppends(t: TestApp): { deps: TestApp['deps']; streams: string[] }
 }
 
 test("died between a write's cells and its run part: only the run's part goes, no cell twice", async (ctx) => {
-  const { tableId, columns, runId, work, rowIds } = await startedRun(ctx, 4);
-  const [cellOnly, both] = [rowIds[0]!, rowIds[2]!];
+  const { tableId, columns, runId, work, rowIds } = await startedRun(ctx, 5);
+  const [cellOnly, both, refusedOnly] = [rowIds[0]!, rowIds[2]!, rowIds[3]!];
   const step = (rowId: string) => ({
     runId,
     tableId,
@@ -107,22 +107,32 @@ test("died between a write's cells and its run part: only the run's part goes, n
     rowId,
     at: new Date().toISOString(),
   });
-  for (const rowId of [cellOnly, both]) await storeResult(ctx, runId, rowId);
-  // One write of the driver before landed whole; the next had its cells in when the driver died.
+  for (const rowId of [cellOnly, both, refusedOnly]) await storeResult(ctx, runId, rowId);
+  // One write of the driver before landed whole; the next had its cells in when the driver died, one of
+  // them its value's refusal (the log had refused the value five times).
   const cell = (rowId: string) =>
     finishedCell(step(rowId), result(runId, rowId).finished, result(runId, rowId).value);
   await ctx.t.deps.store.appendToStreams([cell(both)]);
   await ctx.t.deps.store.appendToStreams([
     { stream: runStream.name(runId), events: [finishedEvent(result(runId, both).finished)] },
   ]);
-  await ctx.t.deps.store.appendToStreams([cell(cellOnly)]);
+  const refusal = {
+    ...result(runId, refusedOnly).finished,
+    outcome: 'failed' as const,
+    error: { code: 'value_not_recorded', message: 'the event log refused the value (a NUL character?)' },
+  };
+  await ctx.t.deps.store.appendToStreams([cell(cellOnly), finishedCell(step(refusedOnly), refusal)]);
   const noted = notingAppends(ctx.t);
   assert.equal(await drive(ctx.t, work, undefined, noted.deps), { status: 'done' });
   assert.is(ctx.target.counts.size, 2, 'the rows with a result were not called');
-  for (const rowId of [cellOnly, both])
+  for (const rowId of [cellOnly, both, refusedOnly])
     assert.not.ok(noted.streams.includes(rowStream.name(tableId, rowId)), `${rowId}'s cell not sent again`);
   const finished = await runEvents(ctx.t, runId, 'RunRowFinished');
   assert.equal(finished.map((f) => f.rowId).sort(), [...rowIds].sort(), 'one result per row on the run');
+  // The run says what the cell says.
+  const mine = finished.find((f) => f.rowId === refusedOnly);
+  assert.equal([mine?.outcome, mine?.error?.code], ['failed', 'value_not_recorded']);
+  assert.is(finished.find((f) => f.rowId === cellOnly)?.outcome, 'succeeded');
   const { rows: left } = await ctx.t.db.pool.query('SELECT row_id FROM run_row_results WHERE run_id = $1', [
     runId,
   ]);
@@ -131,19 +141,33 @@ test("died between a write's cells and its run part: only the run's part goes, n
 
 test('a stored value the log refuses (stored before answers were checked): the row fails, the run goes on', async (ctx) => {
   const { tableId, runId, work, rowIds } = await startedRun(ctx, 3);
-  const refused = rowIds[1]!;
+  const [refused, badError] = [rowIds[1]!, rowIds[2]!];
   const holdsNul = { ...result(runId, refused), value: { note: 'a\u0000b' } };
-  await ctx.t.db.pool.query('INSERT INTO run_row_results (run_id, row_id, result) VALUES ($1, $2, $3)', [
-    runId,
-    refused,
-    JSON.stringify(holdsNul),
-  ]);
+  // And an error's text as a provider said it, half a pair included, which the run's stream refuses.
+  const failed = {
+    ...result(runId, badError).finished,
+    outcome: 'failed',
+    error: { code: 'http_error', message: 'x\ud800y' },
+  };
+  for (const [rowId, stored] of [
+    [refused, holdsNul],
+    [badError, { finished: failed }],
+  ] as const)
+    await ctx.t.db.pool.query('INSERT INTO run_row_results (run_id, row_id, result) VALUES ($1, $2, $3)', [
+      runId,
+      rowId,
+      JSON.stringify(stored),
+    ]);
   // Its cell is refused five times (backoff 0.1 to 0.8 s), then the row fails: the driver ends.
   assert.equal(await drive(ctx.t, work), { status: 'done' });
   const finished = await runEvents(ctx.t, runId, 'RunRowFinished');
   assert.is(finished.length, 3);
   const mine = finished.find((f) => f.rowId === refused);
   assert.equal([mine?.outcome, mine?.error?.code], ['failed', 'value_not_recorded']);
+  assert.equal(finished.find((f) => f.rowId === badError)?.error, {
+    code: 'http_error',
+    message: 'x\ufffdy',
+  });
   const row = await eventually('the error in its cell', async () => {
     const res = await call(ctx.t.app, 'GET', `/api/tables/${tableId}/rows/${refused}`, {
       headers: bearer(ctx.key),
