@@ -30,8 +30,16 @@ export const cacheKey = (operation: string, request: object) =>
     .update(`${operation}\n${JSON.stringify(normalised(request))}`)
     .digest('base64url');
 
+/** How often a put also sweeps the expired answers of every organization (an organization that stops
+ * asking would keep its own for ever), and how many at most each time. */
+const SWEEP_ALL_EVERY_MS = 3_600_000;
+const SWEEP_ALL_BATCH = 10_000;
+
 /** Answers of the providers per organization, for `ttlSeconds` (0: nothing is kept). */
 export class SearchCache {
+  /** When (by the `now` puts are given) the next put sweeps every organization's expired answers. */
+  private sweepAllAt = 0;
+
   constructor(
     private readonly pool: Pool,
     private readonly ttlSeconds: number,
@@ -47,7 +55,10 @@ export class SearchCache {
     return rows[0] ? { value: rows[0].value } : undefined;
   }
 
-  /** Keeps an answer; the organization's expired answers go in the same statement. */
+  /**
+   * Keeps an answer; the organization's expired answers go in the same statement, and now and then
+   * (SWEEP_ALL_EVERY_MS) a batch of every organization's.
+   */
   async put(organizationId: string, key: string, provider: string, value: unknown, now: Date) {
     if (this.ttlSeconds === 0) return;
     const expires = new Date(now.getTime() + this.ttlSeconds * 1000);
@@ -57,6 +68,12 @@ export class SearchCache {
        VALUES ($1, $2, $3, $4, $6)
        ON CONFLICT (organization_id, key) DO UPDATE SET provider = $3, value = $4, expires_at = $6`,
       [organizationId, key, provider, JSON.stringify(value), now, expires],
+    );
+    if (now.getTime() < this.sweepAllAt) return;
+    this.sweepAllAt = now.getTime() + SWEEP_ALL_EVERY_MS;
+    await this.pool.query(
+      `DELETE FROM ${SEARCH_CACHE} WHERE ctid IN (SELECT ctid FROM ${SEARCH_CACHE} WHERE expires_at <= $1 LIMIT $2)`,
+      [now, SWEEP_ALL_BATCH],
     );
   }
 }
