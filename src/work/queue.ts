@@ -268,11 +268,5 @@ export async function sweep(db: Db, olderThanMs: number, batch = 1000): Promise<
        LIMIT $2)`,
     [olderThanMs, batch],
   );
-  // Groups cancelled (by versions before the run driver, migration 0025; their functions dropped in
-  // 0027) that long ago: nothing enqueues into them any more.
-  await db.query(
-    'DELETE FROM work_cancelled_groups WHERE cancelled_at < now() - make_interval(secs => $1::bigint / 1000.0)',
-    [olderThanMs],
-  );
   return rowCount ?? 0;
 }
