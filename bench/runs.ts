@@ -19,7 +19,7 @@ import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { insertRows } from '../test/support/rows.ts';
 import { httpColumnTable, runEnded } from '../test/support/runs.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
-import { cpuSnapshot, serverCpu, serverCpuSpent } from './lib/cpu.ts';
+import { type ProcessAndServerCpu, processAndServerCpu, processAndServerSpent } from './lib/cpu.ts';
 import { profilePhase } from './lib/cpu-profile.ts';
 import { measureInsertLatency } from './lib/insert-latency.ts';
 import { readStatements, statementsSpent } from './lib/pg-statements.ts';
@@ -123,14 +123,13 @@ try {
     const timelines: Timeline[] = [];
     // CPU per row: this process (the service and the client) and the benchmark's PostgreSQL server
     // alone; far less sensitive to the machine's load than the rates.
-    const cpuNow = async () => ({ node: cpuSnapshot().node, postgres: await serverCpu(bench.deps.pool) });
+    const cpuNow = () => processAndServerCpu(bench.deps.pool);
     const cpuRuns: string[] = [];
     const cpuPlain: string[] = [];
-    const perRow = async (before: Awaited<ReturnType<typeof cpuNow>>) => {
-      const after = await cpuNow();
-      const pg = serverCpuSpent(before.postgres, after.postgres);
+    const perRow = async (before: ProcessAndServerCpu) => {
+      const { node, postgres } = processAndServerSpent(before, await cpuNow());
       const ms = (seconds: number) => ((seconds * 1000) / settings.rows).toFixed(2);
-      return `node ${ms(after.node - before.node)}, postgres ${pg === undefined ? '?' : ms(pg)}`;
+      return `node ${ms(node)}, postgres ${postgres === undefined ? '?' : ms(postgres)}`;
     };
     const runOnce = async (): Promise<number> => {
       await server.checkpoint();

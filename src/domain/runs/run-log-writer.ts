@@ -164,10 +164,7 @@ export class RunLogWriter {
     const recorded = new Map(results.map((r) => [r.finished.rowId, r]));
     let cells = results.filter((r) => !r.cellLogged);
     for (let attempt = 0; cells.length > 0; attempt++) {
-      if (attempt > 0) {
-        if (this.signal.aborted) return undefined;
-        await new Promise((r) => setTimeout(r, backoffMs(attempt - 1)));
-      }
+      if (!(await this.backOff(attempt))) return undefined;
       const appends = cells.map((r) =>
         finishedCell({ runId, tableId, columnId, rowId: r.finished.rowId, at }, r.finished, r.value),
       );
@@ -205,15 +202,20 @@ export class RunLogWriter {
     return results.map((r) => recorded.get(r.finished.rowId)!);
   }
 
+  /** Before try `attempt` of an append: waits out its backoff (none the first time); false once aborted. */
+  private async backOff(attempt: number): Promise<boolean> {
+    if (attempt === 0) return true;
+    if (this.signal.aborted) return false;
+    await new Promise((r) => setTimeout(r, backoffMs(attempt - 1)));
+    return true;
+  }
+
   /** The run's part into the log, tried again until it lands (false: aborted first). */
   private async appendRun(part: StreamAppend): Promise<boolean> {
     const runId = this.run.runId;
     let rest: StreamAppend | undefined = part;
     for (let attempt = 0; rest; attempt++) {
-      if (attempt > 0) {
-        if (this.signal.aborted) return false;
-        await new Promise((r) => setTimeout(r, backoffMs(attempt - 1)));
-      }
+      if (!(await this.backOff(attempt))) return false;
       const [outcome] = await this.deps.store
         .appendToStreams([rest])
         .catch((error: Error) => [{ ok: false as const, error }]);
