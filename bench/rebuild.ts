@@ -20,6 +20,7 @@ import { createPool, inTransaction } from '../src/db/pool.ts';
 import { START } from '../src/event-store/port.ts';
 import { PostgresEventStore } from '../src/event-store/postgres.ts';
 import { service } from '../src/modules.ts';
+import { applyContext } from '../src/projection/apply-context.ts';
 import { rebuildProjection } from '../src/projection/rebuild.ts';
 import type { Projection } from '../src/projection/types.ts';
 import { startBenchServer } from './lib/postgres.ts';
@@ -98,7 +99,12 @@ async function splitPass(store: PostgresEventStore, pool: pg.Pool, projection: P
       const page = read.value;
       if (page.length === 0) break;
       const applied = await timed(() =>
-        inTransaction(pool, (tx) => projection.apply(page, { tx, table: (t) => t + suffix })),
+        inTransaction(pool, (tx) =>
+          projection.apply(
+            page,
+            applyContext(tx, (t) => t + suffix),
+          ),
+        ),
       );
       applySeconds += applied.seconds;
       from = page[page.length - 1]!.position;

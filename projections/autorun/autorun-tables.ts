@@ -2,7 +2,7 @@ import type { PoolClient } from '../../src/db/pool.ts';
 import type { AutoRun } from '../../src/domain/columns/fields.ts';
 import type { TriggerColumn } from '../../src/domain/columns/retrigger-cycle.ts';
 import { groupBy } from '../../src/group-by.ts';
-import { enqueue } from '../../src/work/queue.ts';
+import type { ApplyContext } from '../../src/projection/types.ts';
 
 /*
  * The auto-run reactor's own tables (autorun.ts): its copy of each table's columns, and the rows
@@ -113,7 +113,12 @@ export async function saveColumns(
  * Adds the pending rows, and a work item for each column that had none pending before (under the
  * column's lock, which the worker takes to empty them: between the two, no row is left without an item).
  */
-export async function addPending(tx: PoolClient, t: string, pending: Pending[]): Promise<void> {
+export async function addPending(
+  tx: PoolClient,
+  t: string,
+  pending: Pending[],
+  enqueue: ApplyContext['enqueue'],
+): Promise<void> {
   for (const [columnId, rows] of groupBy(pending, (p) => p.columnId)) {
     await tx.query('SELECT pg_advisory_xact_lock(hashtext($1))', [pendingLock(columnId)]);
     const { rows: before } = await tx.query(`SELECT 1 FROM ${t} WHERE column_id = $1 LIMIT 1`, [columnId]);
@@ -139,7 +144,7 @@ export async function addPending(tx: PoolClient, t: string, pending: Pending[]):
     );
     if (before.length > 0) continue;
     const first = rows[0]!;
-    await enqueue(tx, [
+    await enqueue([
       {
         id: `${AUTORUN_KIND}:${columnId}:${first.eventId}`,
         kind: AUTORUN_KIND,

@@ -76,7 +76,7 @@ export const autorunReactor: Projection<Handled extends RecordedOf<infer E> ? E 
       )`,
     ],
   },
-  async apply(batch, { tx, table }) {
+  async apply(batch, { tx, table, enqueue }) {
     const events = batch as readonly Handled[];
     const tableIds = [...new Set(events.map((e) => e.data.tableId))];
     const columns = await loadColumns(tx, table, tableIds);
@@ -157,7 +157,7 @@ export const autorunReactor: Projection<Handled extends RecordedOf<infer E> ? E 
       }
     }
     await saveColumns(tx, table(AUTORUN_COLUMNS), columns, changedColumns, removed);
-    await addPending(tx, table(AUTORUN_PENDING), pending);
+    await addPending(tx, table(AUTORUN_PENDING), pending, enqueue);
 
     function dropColumn(id: string) {
       columns.delete(id);

@@ -1,7 +1,6 @@
 import type { RunEvent } from '../../src/domain/runs/events.ts';
 import { RUN_QUEUE, runQueueItemId } from '../../src/domain/runs/run-state.ts';
 import type { Projection } from '../../src/projection/types.ts';
-import { enqueue } from '../../src/work/queue.ts';
 
 /**
  * A run's start becomes work (DESIGN section 9), in the transaction that moves this reactor's
@@ -18,9 +17,8 @@ export const runReactor: Projection<Extract<RunEvent, { type: 'RunCreated' }>> =
   enqueues: [RUN_QUEUE],
   handles: ['RunCreated'],
   tables: {},
-  async apply(events, { tx }) {
+  async apply(events, { enqueue }) {
     await enqueue(
-      tx,
       events
         .filter((event) => event.data.rowIds.length > 0)
         .map((event) => ({

@@ -1,7 +1,6 @@
 import type { RunEvent } from '../../src/domain/runs/events.ts';
 import { RUN_FINISH, runFinishItemId } from '../../src/domain/runs/run-state.ts';
 import type { ApplyContext, Projection, RecordedOf } from '../../src/projection/types.ts';
-import { enqueue } from '../../src/work/queue.ts';
 
 export const RUNS = 'runs';
 export const RUN_ROWS = 'run_rows';
@@ -96,7 +95,7 @@ export const runsProjection: Projection<RunEvent> = {
   },
 };
 
-async function created(event: Extract<Event, { type: 'RunCreated' }>, { tx, table }: ApplyContext) {
+async function created(event: Extract<Event, { type: 'RunCreated' }>, { tx, table, enqueue }: ApplyContext) {
   const d = event.data;
   const inserted = await tx.query(
     `INSERT INTO ${table(RUNS)} (id, organization_id, table_id, column_id, trigger, status, total, queued,
@@ -133,11 +132,15 @@ async function created(event: Extract<Event, { type: 'RunCreated' }>, { tx, tabl
     [d.runId, d.at, JSON.stringify(rows)],
   );
   // A run with nothing to run ends at once.
-  if (d.rowIds.length === 0) await enqueueFinish(tx, d.organizationId, d.runId);
+  if (d.rowIds.length === 0) await enqueue([finishItem(d.organizationId, d.runId)]);
 }
 
-const enqueueFinish = (tx: ApplyContext['tx'], organizationId: string, runId: string) =>
-  enqueue(tx, [{ id: runFinishItemId(runId), kind: RUN_FINISH, organizationId, payload: { runId } }]);
+const finishItem = (organizationId: string, runId: string) => ({
+  id: runFinishItemId(runId),
+  kind: RUN_FINISH,
+  organizationId,
+  payload: { runId },
+});
 
 /** A row's start or result as the statement below takes it, one array element a field. */
 type RowStep = [string, string, 'start' | 'finish', ...(string | number | null)[]];
@@ -149,7 +152,7 @@ type RowStep = [string, string, 'start' | 'finish', ...(string | number | null)[
  * answered for its end. A start is a row's, or each row's of a RunRowsStarted. Rows the run never named
  * are left out. (It was a read, an update of the rows and one of the counts: three round trips.)
  */
-async function applyRows(events: readonly Event[], { tx, table }: ApplyContext) {
+async function applyRows(events: readonly Event[], { tx, table, enqueue }: ApplyContext) {
   const steps = events.flatMap((e): RowStep[] => {
     if (e.type === 'RunRowsStarted' || e.type === 'RunRowStarted') {
       const rowIds = e.type === 'RunRowsStarted' ? e.data.rowIds : [e.data.rowId];
@@ -242,5 +245,6 @@ async function applyRows(events: readonly Event[], { tx, table }: ApplyContext) 
      RETURNING cur.id, cur.organization_id, (cur.queued + cur.running = 0 AND cur.finished_at IS NULL) AS done`,
     Array.from({ length: 11 }, (_, i) => steps.map((step) => step[i] ?? null)),
   );
-  for (const run of settled) if (run.done) await enqueueFinish(tx, run.organization_id, run.id);
+  const finished = settled.filter((run) => run.done);
+  await enqueue(finished.map((run) => finishItem(run.organization_id, run.id)));
 }

@@ -2,7 +2,7 @@ import type { LeadEnrollmentEvent, SequenceEvent } from '../../src/domain/sequen
 import type { TaskEvent } from '../../src/domain/tasks/events.ts';
 import { isDone } from '../../src/domain/tasks/task.ts';
 import type { Projection, RecordedOf } from '../../src/projection/types.ts';
-import { enqueue, type WorkItemInput } from '../../src/work/queue.ts';
+import type { WorkItemInput } from '../../src/work/queue.ts';
 
 export const SEQUENCE_TASKS_KIND = 'sequence-tasks';
 /** Logical name: which task is which enrollment's step. */
@@ -58,7 +58,7 @@ export const sequenceTasksReactor: Projection<Handled> = {
     ],
     [OWNERS]: (t) => [`CREATE TABLE ${t} (id text PRIMARY KEY, organization_id text NOT NULL)`],
   },
-  async apply(batch, { tx, table }) {
+  async apply(batch, { tx, table, enqueue }) {
     const t = table(TASK_STEPS);
     const owners = table(OWNERS);
     const items: WorkItemInput[] = [];
@@ -135,6 +135,6 @@ export const sequenceTasksReactor: Projection<Handled> = {
         }
       }
     }
-    await enqueue(tx, items);
+    await enqueue(items);
   },
 };

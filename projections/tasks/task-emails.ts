@@ -1,6 +1,5 @@
 import type { TaskEvent } from '../../src/domain/tasks/events.ts';
 import type { Projection } from '../../src/projection/types.ts';
-import { enqueue } from '../../src/work/queue.ts';
 
 export const TASK_EMAIL_KIND = 'task-email';
 
@@ -16,9 +15,8 @@ export const taskEmailsReactor: Projection<Extract<TaskEvent, { type: 'TaskEmail
   version: 1,
   handles: ['TaskEmailScheduled'],
   tables: {},
-  async apply(batch, { tx }) {
+  async apply(batch, { enqueue }) {
     await enqueue(
-      tx,
       batch.map((event) => ({
         id: `${TASK_EMAIL_KIND}:${event.data.taskId}:${event.id}`,
         kind: TASK_EMAIL_KIND,

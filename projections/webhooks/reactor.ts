@@ -5,7 +5,7 @@ import { KEY_EXPIRY_KIND, keyExpiryItem } from '../../src/domain/webhooks/key-ex
 import { DELIVERY_KIND, deliveryItem } from '../../src/domain/webhooks/messages.ts';
 import type { RecordedEvent } from '../../src/event-store/port.ts';
 import type { Projection } from '../../src/projection/types.ts';
-import { enqueue, type WorkItemInput } from '../../src/work/queue.ts';
+import type { WorkItemInput } from '../../src/work/queue.ts';
 
 const SUBSCRIBERS = 'webhook_reactor_subscriptions';
 const TABLE_OWNERS = 'webhook_reactor_tables';
@@ -21,8 +21,9 @@ interface Subscriber {
  * moves this reactor's checkpoint, so each is enqueued once and none is missed. Which subscriptions
  * take what, and which organization owns a table (rows and columns name only their table), are kept
  * here, folded from the same log in the same order: a subscription gets the events after its creation,
- * whatever the lag of the read models. Never bump the version: a rebuild would read the log again
- * (harmless while the items are kept, their ids being the same, but slow).
+ * whatever the lag of the read models. A rebuild enqueues only for events past the live checkpoint
+ * (ApplyContext.enqueue), so it sends no message again; still, never bump the version without need:
+ * a rebuild reads the whole log again.
  */
 export const webhookReactor: Projection = {
   name: 'webhook-reactor',
@@ -50,7 +51,7 @@ export const webhookReactor: Projection = {
     ],
     [TABLE_OWNERS]: (t) => [`CREATE TABLE ${t} (table_id text PRIMARY KEY, organization_id text NOT NULL)`],
   },
-  async apply(events, { tx, table }) {
+  async apply(events, { tx, table, enqueue }) {
     const subscribers = table(SUBSCRIBERS);
     const owners = table(TABLE_OWNERS);
     const items: WorkItemInput[] = [];
@@ -95,7 +96,7 @@ export const webhookReactor: Projection = {
         items.push(...itemsOf(entry, event, subs));
       }
     }
-    await enqueue(tx, items);
+    await enqueue(items);
   },
 };
 

@@ -4,6 +4,7 @@ import { inTransaction } from '../db/pool.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import type { Position, RecordedEvent } from '../event-store/port.ts';
 import { comparePositions, START } from '../event-store/port.ts';
+import { applyContext } from './apply-context.ts';
 import { type CheckpointRow, type CheckpointTableRow, checkpoints } from './checkpoints.ts';
 import type { Projection } from './types.ts';
 
@@ -128,7 +129,7 @@ export class BatchCommitter {
     }
     await this.inBatch(
       async (tx) => {
-        if (handled.length > 0) await this.projection.apply(handled, { tx, table: (t) => t });
+        if (handled.length > 0) await this.projection.apply(handled, applyContext(tx));
       },
       checkpoints.advanceSql(this.projection.name, last, handled.length),
     );

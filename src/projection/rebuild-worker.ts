@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from '../db/pool.ts';
 import { inTransaction } from '../db/pool.ts';
 import type { EventStore, Position, RecordedEvent } from '../event-store/port.ts';
 import { comparePositions, START } from '../event-store/port.ts';
+import { applyContext, replayContext } from './apply-context.ts';
 import { projectionAudit } from './audit.ts';
 import { checkpoints } from './checkpoints.ts';
 import { lockKeys } from './locks.ts';
@@ -105,11 +106,25 @@ export class RebuildWorker {
       const row = await checkpoints.get(tx, this.checkpointName, true);
       if (!row || comparePositions(row.position, from) !== 0)
         throw new Error(`the rebuild checkpoint of ${this.projection.name} moved under this rebuild`);
-      if (handled.length > 0) await this.projection.apply(handled, { tx, table: this.table });
+      const live = await checkpoints.get(tx, this.projection.name);
+      await this.applyShadow(tx, handled, live?.position ?? START);
       await checkpoints.advance(tx, this.checkpointName, last, handled.length);
     });
     this.position = last;
     this.processed += events.length;
+  }
+
+  /**
+   * Applies events to the shadow tables. Work for the events up to the live checkpoint was enqueued by
+   * the live projection when it applied them (and may be done and swept since): only the later ones,
+   * which a paused or failed live projection has not reached, enqueue theirs here.
+   */
+  private async applyShadow(tx: PoolClient, events: readonly RecordedEvent[], live: Position): Promise<void> {
+    const split = events.findIndex((e) => comparePositions(e.position, live) > 0);
+    const reacted = split === -1 ? events : events.slice(0, split);
+    const fresh = split === -1 ? [] : events.slice(split);
+    if (reacted.length > 0) await this.projection.apply(reacted, replayContext(tx, this.table));
+    if (fresh.length > 0) await this.projection.apply(fresh, applyContext(tx, this.table));
   }
 
   private async fail(event: RecordedEvent, error: unknown): Promise<RebuildFailedError> {
@@ -200,7 +215,7 @@ export class RebuildWorker {
       const page = await this.readPage(position);
       if (page.length > 0) {
         const handled = page.filter((e) => this.projection.handles.includes(e.type));
-        if (handled.length > 0) await this.projection.apply(handled, { tx, table: this.table });
+        await this.applyShadow(tx, handled, live);
         applied += handled.length;
         position = page[page.length - 1]!.position;
         this.processed += page.length;

@@ -1,6 +1,7 @@
 import type { PoolClient } from '../db/pool.ts';
 import type { RecordedEvent } from '../event-store/port.ts';
 import type { DomainEvent } from '../stream.ts';
+import type { WorkItemInput } from '../work/queue.ts';
 
 /** Maps a projection's logical table name to the physical table it writes (live or a rebuild's shadow). */
 export type TableNames = (logical: string) => string;
@@ -8,6 +9,12 @@ export type TableNames = (logical: string) => string;
 export interface ApplyContext {
   tx: PoolClient;
   table: TableNames;
+  /**
+   * Enqueues a reactor's work items in the batch's transaction (the only way a projection enqueues).
+   * A rebuild hands over one that enqueues nothing for events the live projection reacted to already:
+   * their items may be swept by then, and enqueued again they would be worked again (a webhook sent twice).
+   */
+  enqueue: (items: readonly WorkItemInput[]) => Promise<unknown>;
 }
 
 /** A feature's event union as the log hands it over: each type with its own data. */

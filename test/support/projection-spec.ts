@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { inTransaction, type PoolClient } from '../../src/db/pool.ts';
 import type { RecordedEvent } from '../../src/event-store/port.ts';
+import { applyContext } from '../../src/projection/apply-context.ts';
 import type { Projection, RecordedOf } from '../../src/projection/types.ts';
 import type { DomainEvent } from '../../src/stream.ts';
 import { freshDatabase, type TestDatabase } from './postgres.ts';
@@ -105,7 +106,13 @@ export async function projectionSpec<E extends DomainEvent>(
         const handled = batch.filter((e) => projection.handles.includes(e.type)) as RecordedOf<E>[];
         let count = 0;
         await inTransaction(db.pool, (tx) =>
-          projection.apply(handled, { tx: counting(tx, () => count++), table: physical }),
+          projection.apply(
+            handled,
+            applyContext(
+              counting(tx, () => count++),
+              physical,
+            ),
+          ),
         );
         statements.push(count);
       }

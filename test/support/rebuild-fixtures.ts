@@ -1,6 +1,7 @@
 import type { Pool } from '../../src/db/pool.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
 import { START } from '../../src/event-store/port.ts';
+import { applyContext } from '../../src/projection/apply-context.ts';
 import type { Projection } from '../../src/projection/types.ts';
 
 /**
@@ -147,7 +148,7 @@ async function buildAside<T>(
       const page = await store.readAll({ from, limit: 1000 });
       if (page.length === 0) break;
       const handled = page.filter((e) => projection.handles.includes(e.type));
-      if (handled.length > 0) await projection.apply(handled, { tx: client, table: physical });
+      if (handled.length > 0) await projection.apply(handled, applyContext(client, physical));
       from = page[page.length - 1]!.position;
     }
     await client.query('COMMIT');

@@ -5,6 +5,7 @@ import { ROWS, rowsProjection } from '../../../projections/rows/rows.ts';
 import type { RowBatchEvent, RowEvent } from '../../../src/domain/rows/events.ts';
 import type { RecordedEvent } from '../../../src/event-store/port.ts';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
+import { applyContext } from '../../../src/projection/apply-context.ts';
 import type { RecordedOf } from '../../../src/projection/types.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { testRegistry } from '../../support/test-streams.ts';
@@ -58,7 +59,10 @@ async function apply(db: TestDatabase, table: string, events: readonly Event[]) 
   const tx = await db.pool.connect();
   try {
     await tx.query('BEGIN');
-    await rowsProjection.apply(events, { tx, table: () => table });
+    await rowsProjection.apply(
+      events,
+      applyContext(tx, () => table),
+    );
     await tx.query('COMMIT');
   } finally {
     tx.release();

@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ROWS, rowsProjection } from '../../../projections/rows/rows.ts';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
+import { applyContext } from '../../../src/projection/apply-context.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { testRegistry } from '../../support/test-streams.ts';
 
@@ -58,8 +59,9 @@ async function apply(db: TestDatabase, events: object[]) {
   const tx = await db.pool.connect();
   try {
     await tx.query('BEGIN');
+    const context = applyContext(tx, () => 'rows_t');
     // biome-ignore lint/suspicious/noExplicitAny: hand-made events as the log would hand them over
-    await rowsProjection.apply(events as any, { tx, table: () => 'rows_t' });
+    await rowsProjection.apply(events as any, context);
     await tx.query('COMMIT');
   } finally {
     tx.release();

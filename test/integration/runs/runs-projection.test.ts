@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RUN_ROWS, RUNS, runsProjection } from '../../../projections/runs/runs.ts';
 import { runFinishItemId } from '../../../src/domain/runs/run-state.ts';
+import { applyContext } from '../../../src/projection/apply-context.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
 
 /*
@@ -87,7 +88,7 @@ async function apply(db: TestDatabase, set: string, events: object[]) {
   try {
     await tx.query('BEGIN');
     // biome-ignore lint/suspicious/noExplicitAny: hand-made events as the log would hand them over
-    await runsProjection.apply(events as any, { tx, table: tableOf(set) });
+    await runsProjection.apply(events as any, applyContext(tx, tableOf(set)));
     await tx.query('COMMIT');
   } finally {
     tx.release();
