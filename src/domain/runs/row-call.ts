@@ -6,6 +6,7 @@ import type { AppDeps } from '../../http/app.ts';
 import { inputIssues } from '../../http/input-guard.ts';
 import { MAX_THROWS } from '../../work/worker.ts';
 import { secretsFor } from '../secrets/vault.ts';
+import { cellValue } from './cell-value.ts';
 import { rowCharge } from './credits.ts';
 import type { RunCreatedData, RunRowFinishedData } from './events.ts';
 import type { ExecutionOutcome, Executor, RunColumn } from './executor.ts';
@@ -36,21 +37,27 @@ const MAX_PATH = 200;
 
 /**
  * An answer no cell can store fails its row: a NUL character or an unpaired surrogate (the log's jsonb
- * refuses both), or nesting deeper than the input guard's 64 levels. The provider was called, so the
- * row is charged.
+ * refuses both), nesting deeper than the input guard's 64 levels, or a value not of the column's data
+ * type (cell-value.ts; text that spells one is read as one). The provider was called, so the row is
+ * charged.
  */
-function storable(outcome: ExecutionOutcome): ExecutionOutcome {
+function storable(outcome: ExecutionOutcome, dataType: string): ExecutionOutcome {
   if (!outcome.ok) return outcome;
+  const refuse = (why: string) => ({
+    ok: false as const,
+    error: { code: 'value_not_storable', message: `the answer cannot be stored in a cell: ${why}` },
+    meta: outcome.meta,
+  });
   const [issue] = inputIssues(outcome.value, ['value']);
-  if (!issue) return outcome;
   // The path names keys the provider chose: cut short, and storable itself (`resultOf`).
-  const message = `the answer cannot be stored in a cell: ${cutText(issue.path, MAX_PATH)} ${issue.message}`;
-  return { ok: false, error: { code: 'value_not_storable', message }, meta: outcome.meta };
+  if (issue) return refuse(`${cutText(issue.path, MAX_PATH)} ${issue.message}`);
+  const typed = cellValue(dataType, outcome.value);
+  return 'refused' in typed ? refuse(typed.refused) : { ...outcome, value: typed.value };
 }
 
 /** A row's result from its executor's outcome: its outcome, error, what the executor reported, its charge. */
 function resultOf(run: RunCreatedData, rowId: string, executed: ExecutionOutcome, at: string): RowResult {
-  const outcome = storable(executed);
+  const outcome = storable(executed, run.column.dataType);
   // The log stores events as jsonb: a NUL or a lone surrogate from a provider's text would stall the run.
   const error = outcome.ok
     ? null

@@ -121,8 +121,9 @@ function hasTypedTest({ operator, dataType, args }: Leaf): boolean {
  * A leaf on a cell itself (no jsonPath) of a typed column, in the short form that knows the cell's
  * type: a stored cell of a number column is a number, of a text column a string, and so on (values are
  * checked on write and a column's type never changes). The test is NULL exactly when the value is
- * missing, so the missingPolicy is a COALESCE, and no guard on the JSON type is needed. Only for leaves
- * that hasTypedTest accepts; the others take the general form.
+ * missing, so the missingPolicy is a COALESCE; numbers and booleans alone are guarded on their JSON type
+ * (typedCell), against answers older runs stored unchecked. Only for leaves that hasTypedTest accepts;
+ * the others take the general form.
  */
 function typedTest(leaf: Leaf, row: string, params: SqlParams): string {
   const { args, operator, dataType } = leaf;
@@ -150,16 +151,24 @@ function typedTest(leaf: Leaf, row: string, params: SqlParams): string {
   }
   const cell = `(${row}.cells->${params.add(leaf.columnId, 'text')})`;
   if (dataType === 'number') {
-    const number = `${cell}::numeric`;
+    const number = typedCell(cell, 'number', 'numeric');
     const value = (i: number) => params.add(args.numbers[i], 'numeric');
     if (equality) return not(`(${number} = ${any(args.numbers, 'numeric')})`);
     if (operator === 'between') return `(${number} BETWEEN ${value(0)} AND ${value(1)})`;
     return `(${number} ${COMPARE[operator as keyof typeof COMPARE]} ${value(0)})`;
   }
-  const bool = `${cell}::boolean`;
+  const bool = typedCell(cell, 'boolean', 'boolean');
   if (equality) return not(`(${bool} = ${any(args.booleans, 'boolean')})`);
   return operator === 'isTrue' ? bool : `(NOT ${bool})`;
 }
+
+/**
+ * A typed column's cell as its SQL type, NULL (as if missing) when it holds another JSON type: values
+ * are checked on write, but a run before runs checked them could store an answer of another type, and
+ * a cast of it would fail the whole statement.
+ */
+export const typedCell = (cell: string, json: 'number' | 'boolean', sql: 'numeric' | 'boolean') =>
+  `(CASE WHEN jsonb_typeof(${cell}) = '${json}' THEN (${cell})::${sql} END)`;
 
 /** A leaf in the short form when it has one (see typedTest), its missingPolicy folded in. */
 function typedLeaf(leaf: Leaf, row: string, params: SqlParams): string | undefined {
