@@ -2,7 +2,7 @@ import { PROMPT_FIELDS, PROMPTS, type PromptRow, promptFromRow } from '../../pro
 import { PromptSchema } from '../../src/domain/prompts/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { decodeCursor, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import { decodeCursor, isTimestamp, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
 
 /** The latest version of each template, as the read model's rows (callers add WHERE and ORDER). */
 export const LATEST_PROMPTS = `SELECT id, ${PROMPT_FIELDS}, created_at, updated_at FROM ${PROMPTS}`;
@@ -24,9 +24,7 @@ export const listPromptsRoute: RouteModule = (app, deps) => {
     },
     async (request) => {
       const { limit, cursor } = request.query;
-      const [createdAt, id] = cursor
-        ? decodeCursor(cursor, 2, ([at]) => !Number.isNaN(Date.parse(at!)))
-        : [null, ''];
+      const [createdAt, id] = cursor ? decodeCursor(cursor, 2, ([at]) => isTimestamp(at!)) : [null, ''];
       const { rows } = await deps.pool.query<PromptRow>(
         `${LATEST_PROMPTS}
          WHERE organization_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) > ($2::timestamptz, $3))

@@ -2,8 +2,10 @@ import { ROW_FIELDS, ROWS, type RowRecord, storedFromRow } from '../../projectio
 import type { Pool } from '../../src/db/pool.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import type { RowColumn } from '../../src/domain/rows/cells.ts';
+import { typedCell } from '../../src/domain/rows/condition/sql.ts';
 import { SqlParams } from '../../src/domain/rows/sql-params.ts';
 import { type RowView, rowView } from '../../src/domain/rows/view.ts';
+import { inputIssues } from '../../src/http/input-guard.ts';
 
 export const MAX_SORT_KEYS = 10;
 
@@ -39,9 +41,9 @@ function sortExpression(column: RowColumn, params: SqlParams): string {
   const id = params.add(column.id);
   switch (column.dataType) {
     case 'number':
-      return `(r.cells->${id})::numeric`;
+      return typedCell(`(r.cells->${id})`, 'number', 'numeric');
     case 'boolean':
-      return `(r.cells->${id})::boolean`;
+      return typedCell(`(r.cells->${id})`, 'boolean', 'boolean');
     case 'date':
       return `((r.cells->>${id}) COLLATE "C")`;
     case 'json':
@@ -66,7 +68,12 @@ function validCursorValue(column: RowColumn, value: unknown): boolean {
   if (value === null) return true;
   switch (CASTS[column.dataType]) {
     case 'numeric':
-      return typeof value === 'string' && /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(value);
+      // A cell's number is a double: one past its range is no cursor of ours (and overflows numeric).
+      return (
+        typeof value === 'string' &&
+        /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(value) &&
+        Number.isFinite(Number(value))
+      );
     case 'boolean':
       return typeof value === 'boolean';
     case 'jsonb':
@@ -108,6 +115,8 @@ function decodeCursor(text: string, sort: readonly SortKey[], path: string): Cur
   if (cursor.v.length !== sort.length || !sort.every((k, i) => validCursorValue(k.column, cursor.v[i]))) {
     throw refuse('not a cursor of this API');
   }
+  // Text PostgreSQL cannot take (a NUL, half a surrogate pair) was never in a cursor we made.
+  if (inputIssues(cursor).length > 0) throw refuse('not a cursor of this API');
   return cursor;
 }
 
