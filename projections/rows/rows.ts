@@ -7,6 +7,7 @@ import {
   isRunCellsEvent,
   RUN_CELL_EVENTS,
   type RunCellsEvent,
+  runCellRows,
   runCellStatus,
   writeRunCells,
 } from './run-cells.ts';
@@ -62,7 +63,7 @@ type Event = RecordedOf<RowEvent | RowBatchEvent> | RunCellsEvent;
 /** The rows an event touches: every row of an insert batch or of a run's event, or the one row of a change. */
 const rowsOf = (event: Event): string[] => {
   if (event.type === 'RowsInserted') return event.data.rows.map((r) => keyOf(event.data.tableId, r.rowId));
-  if (isRunCellsEvent(event)) return event.data.rowIds.map((id) => keyOf(event.data.tableId, id));
+  if (isRunCellsEvent(event)) return runCellRows(event).map((id) => keyOf(event.data.tableId, id));
   return [keyOf(event.data.tableId, event.data.rowId)];
 };
 

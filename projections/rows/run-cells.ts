@@ -1,19 +1,28 @@
 import type { CellStatus } from '../../src/domain/rows/row-state.ts';
 import type { RunEvent } from '../../src/domain/runs/events.ts';
+import { UNFUNDED } from '../../src/domain/runs/record.ts';
 import type { ApplyContext, RecordedOf } from '../../src/projection/types.ts';
 
 /**
- * The runs' events that set cell statuses (src/domain/runs/record.ts): a step of a run's rows `queued`
- * and the rows a process started at once `running`, one event for many rows on the run's stream instead
- * of one on each row's. They change no cell value and no row version (the ETag is its stream's): the
- * row's result stays its own stream's RowCellsChanged.
+ * The runs' events that set cell statuses (src/domain/runs/record.ts): the rows a run's reservation did
+ * not cover `skipped` at its start, a step of its rows `queued` and the rows a process started at once
+ * `running`, one event for many rows on the run's stream instead of one on each row's. They change no
+ * cell value and no row version (the ETag is its stream's): the row's result stays its own stream's
+ * RowCellsChanged. (Runs created before RunCreated was handled here left their unfunded cells as they
+ * were; a rebuild of the rows read model marks them too.)
  */
-export const RUN_CELL_EVENTS = ['RunRowsQueued', 'RunRowsStarted'] as const;
+export const RUN_CELL_EVENTS = ['RunCreated', 'RunRowsQueued', 'RunRowsStarted'] as const;
 
 export type RunCellsEvent = RecordedOf<Extract<RunEvent, { type: (typeof RUN_CELL_EVENTS)[number] }>>;
 
 export const isRunCellsEvent = (event: { type: string }): event is RunCellsEvent =>
   (RUN_CELL_EVENTS as readonly string[]).includes(event.type);
+
+/** The rows whose cells a run's event sets. */
+export const runCellRows = (event: RunCellsEvent): readonly string[] =>
+  event.type === 'RunCreated' ? event.data.unfundedRowIds : event.data.rowIds;
+
+const UNFUNDED_ERROR = `${UNFUNDED.code}: ${UNFUNDED.message}`;
 
 /**
  * The status a run's event gives one cell, or undefined when it changes nothing. A cell is queued once
@@ -22,6 +31,11 @@ export const isRunCellsEvent = (event: { type: string }): event is RunCellsEvent
  */
 export function runCellStatus(current: CellStatus | undefined, event: RunCellsEvent): CellStatus | undefined {
   const { runId, at } = event.data;
+  if (event.type === 'RunCreated') {
+    return current?.runId === runId
+      ? undefined
+      : { status: 'skipped', runId, error: UNFUNDED_ERROR, updatedAt: at };
+  }
   if (event.type === 'RunRowsQueued') {
     return current?.runId === runId ? undefined : { status: 'queued', runId, updatedAt: at };
   }

@@ -1,4 +1,5 @@
 import type { RunEvent } from '../../src/domain/runs/events.ts';
+import { UNFUNDED } from '../../src/domain/runs/record.ts';
 import { RUN_FINISH, runFinishItemId } from '../../src/domain/runs/run-state.ts';
 import type { ApplyContext, Projection, RecordedOf } from '../../src/projection/types.ts';
 
@@ -120,8 +121,8 @@ async function created(event: Extract<Event, { type: 'RunCreated' }>, { tx, tabl
     ...d.unfundedRowIds.map((row_id) => ({
       row_id,
       status: 'skipped',
-      error_code: 'insufficient_credits',
-      error_message: 'the reservation did not cover this row',
+      error_code: UNFUNDED.code,
+      error_message: UNFUNDED.message,
     })),
   ];
   await tx.query(

@@ -196,6 +196,20 @@ test('credits: 402 when not one row is covered; a partial balance runs what it c
     unfunded.body.data.map((r: { error: { code: string } }) => r.error.code),
     ['insufficient_credits', 'insufficient_credits', 'insufficient_credits'],
   );
+  // Their cells say so too: skipped by this run, with the reason.
+  const unfundedIds = new Set(unfunded.body.data.map((r: { rowId: string }) => r.rowId));
+  const cells = await eventually('the unfunded cells marked', async () => {
+    const rows = (await listAll(ctx.t.app, key, tableId)).filter((r) => unfundedIds.has(r.id));
+    return rows.every((r) => r.cellStatus.result?.status === 'skipped') ? rows : undefined;
+  });
+  assert.equal(
+    cells.map((r) => [r.cellStatus.result?.status, r.cellStatus.result?.runId, r.cellStatus.result?.error]),
+    Array(3).fill([
+      'skipped',
+      started.body.id,
+      'insufficient_credits: the reservation did not cover this row',
+    ]),
+  );
   const refused = await call(ctx.t.app, 'POST', path, { headers: bearer(key), body: { scope: 'all' } });
   assert.is(refused.status, 402, JSON.stringify(refused.body));
   assert.is(refused.body.code, 'insufficient_credits');
