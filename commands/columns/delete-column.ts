@@ -17,6 +17,7 @@ import type { EventStore } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import { stopColumnRuns } from '../runs/stop-run.ts';
 
 /** A column whose config names the column being deleted, and where. */
 export interface Referrer {
@@ -94,14 +95,16 @@ export const deleteColumnRoute: RouteModule = (app, deps) => {
       const { tableId, columnId } = request.params;
       const { state: table } = await loadTableForWrite(deps.store, tableId, principalOf(request));
       const target = memberColumn(table, columnId);
+      const metadata = eventMetadata(request);
       const result = await handleCommand({
         store: deps.store,
         stream: tableStream.name(tableId),
         decider: removeColumn,
         command: { tableId, columnId, referencedBy: await findReferrers(deps.store, table, target) },
-        metadata: eventMetadata(request),
+        metadata,
         now: deps.clock(),
       });
+      await stopColumnRuns(deps, tableId, [columnId], metadata);
       await readYourWrites(deps, result.appended?.position, [columnsProjection]);
       return reply.code(204).send(null);
     },

@@ -32,6 +32,23 @@ export async function stopRun(
   return stopped.position;
 }
 
+/**
+ * Stops the runs still under way on these columns: their column (or table) was deleted, so no cell is
+ * left to fill and no credit should go on calls for it. After the delete, so that a refused delete stops
+ * nothing. (A process dying between the two leaves the run going; it ends as any run does.)
+ */
+export async function stopColumnRuns(
+  deps: AppDeps,
+  tableId: string,
+  columnIds: Iterable<string>,
+  metadata: EventMetadata,
+): Promise<void> {
+  for (const columnId of columnIds) {
+    const runId = await activeRunOf(deps, tableId, columnId);
+    if (runId) await stopRun(deps, runId, metadata);
+  }
+}
+
 /** A start takes well under this from its claim to its run's start event. */
 const STALE_CLAIM_MS = 120_000;
 

@@ -11,6 +11,7 @@ import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import { stopColumnRuns } from '../runs/stop-run.ts';
 
 /** A column of another table that names this one (a sync_to_table destination). */
 export interface TableReferrer {
@@ -83,15 +84,17 @@ export const deleteTableRoute: RouteModule = (app, deps) => {
     },
     async (request, reply) => {
       const { tableId } = request.params;
-      await loadTableForWrite(deps.store, tableId, principalOf(request));
+      const { state: table } = await loadTableForWrite(deps.store, tableId, principalOf(request));
+      const metadata = eventMetadata(request);
       const result = await handleCommand({
         store: deps.store,
         stream: tableStream.name(tableId),
         decider: deleteTable,
         command: { tableId, referencedBy: await tableReferrers(deps.pool, tableId) },
-        metadata: eventMetadata(request),
+        metadata,
         now: deps.clock(),
       });
+      await stopColumnRuns(deps, tableId, table.columns.keys(), metadata);
       await readYourWrites(deps, result.appended?.position, [
         tablesProjection,
         columnsProjection,
