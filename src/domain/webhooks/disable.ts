@@ -1,9 +1,10 @@
 import { HEALTH } from '../../../projections/webhooks/deliveries.ts';
 import { handleCommand } from '../../command.ts';
 import type { AppDeps } from '../../http/app.ts';
-import { cancelPending } from '../../work/groups.ts';
+import { dueNow } from '../../work/groups.ts';
 import type { WebhookAttempted } from './events.ts';
 import { DELIVERY_KIND } from './messages.ts';
+import { forgetSubscription } from './subscription-cache.ts';
 import { statusOf, subscriptionStream } from './subscription-state.ts';
 
 /** Failing for this long (every attempt since failed) disables a subscription. */
@@ -55,7 +56,13 @@ export async function disableReason(
   return undefined;
 }
 
-/** Disables the subscription (a `webhook.disabled` to the organization's others follows from the log) and drops what it had pending. */
+/**
+ * Disables the subscription (a `webhook.disabled` to the organization's others follows from the log)
+ * and drops what it had pending. Dropped, not cancelled: its waiting messages (queued, or waiting for a
+ * retry) are made due at once, so that the worker finds the subscription disabled and records each as
+ * skipped in the attempt log, as a pause does (worker.ts); cancelled, they kept their last status
+ * (`retrying`, a time in the past) in the history for ever, and those never attempted never showed.
+ */
 export async function disable(deps: AppDeps, organizationId: string, subscriptionId: string, reason: string) {
   await handleCommand({
     store: deps.store,
@@ -65,5 +72,8 @@ export async function disable(deps: AppDeps, organizationId: string, subscriptio
     metadata: { actor: 'webhooks' },
     now: deps.clock(),
   });
-  await cancelPending(deps.pool, { kind: DELIVERY_KIND, groupKey: subscriptionId });
+  // After the append: a message read from the cache meanwhile would still see the subscription active.
+  forgetSubscription(subscriptionId);
+  await dueNow(deps.pool, { kind: DELIVERY_KIND, groupKey: subscriptionId });
+  deps.work?.nudge(DELIVERY_KIND);
 }

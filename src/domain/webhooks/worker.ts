@@ -15,7 +15,7 @@ import {
   PER_SUBSCRIPTION_CONCURRENCY,
 } from './messages.ts';
 import { uuidOf } from './signing.ts';
-import { forgetSubscription, subscriptionOf } from './subscription-cache.ts';
+import { subscriptionOf } from './subscription-cache.ts';
 import { statusOf } from './subscription-state.ts';
 
 /**
@@ -115,13 +115,18 @@ async function attemptAndRecord(
     deps.logger.warn({ err }, 'pruning the webhook history failed'),
   );
   const reason = await disableReason(deps, record, gone);
-  if (reason) {
-    forgetSubscription(sub.id);
-    await disable(deps, sub.organizationId, sub.id, reason);
-  }
+  if (reason) await disable(deps, sub.organizationId, sub.id, reason);
   if (record.outcome === 'succeeded') return { status: 'done' };
   const error = record.statusCode === null ? record.response : `HTTP ${record.statusCode}`;
-  if (record.outcome === 'retrying' && !reason)
-    return { status: 'retry', at: new Date(record.nextAttemptAt!), error };
-  return { status: 'dead', error };
+  if (record.outcome === 'failed') return { status: 'dead', error };
+  // Retrying, but the subscription was disabled meanwhile (by this attempt or another in flight, which
+  // made the waiting messages due before this one was settled): its turn comes at once, to be recorded
+  // as skipped like the others, not left `retrying` in the history. A pause waits for its turn.
+  const dropped = reason !== undefined || (await disabledNow(deps, message));
+  return { status: 'retry', at: dropped ? deps.clock() : new Date(record.nextAttemptAt!), error };
+}
+
+async function disabledNow(deps: AppDeps, message: DeliveryPayload): Promise<boolean> {
+  const sub = await subscriptionOf(deps, message);
+  return !sub.exists || statusOf(sub) === 'disabled';
 }
