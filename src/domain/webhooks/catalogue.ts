@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ColumnEvent } from '../columns/events.ts';
-import type { ArticleSyncedData } from '../content/article.ts';
+import { type ArticleSyncedData, effectiveUpdatedAt } from '../content/article.ts';
 import type { RowBatchEvent, RowEvent } from '../rows/events.ts';
 import type { RunEvent } from '../runs/events.ts';
 import type { TableEvent } from '../tables/events.ts';
@@ -220,7 +220,9 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
       title: z.string(),
       description: z.string().nullable(),
       publishedAt: z.string().nullable(),
-      updatedAt: z.string().nullable(),
+      updatedAt: z
+        .string()
+        .describe("the provider's update time, else its publication time, else when it was fetched"),
     }),
     messages: (d) =>
       one({
@@ -229,7 +231,8 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
         title: d.title,
         description: d.description,
         publishedAt: d.publishedAt,
-        updatedAt: d.updatedAt,
+        // As the sync's answer and the read model give it (updated_at): never null.
+        updatedAt: effectiveUpdatedAt(d),
       }),
     reference: (d) => ({ kind: d.kind, slug: d.slug }),
   }),

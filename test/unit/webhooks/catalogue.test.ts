@@ -61,6 +61,28 @@ test('internal events map to public data without internal fields', () => {
   assert.ok(!JSON.stringify(messages).includes('batch_1'));
 });
 
+test("article.synced's updatedAt is the article's updated_at: the provider's, else published, else fetched", () => {
+  const synced = CATALOGUE.find((e) => e.type === 'article.synced')!;
+  const messages = synced.messages as (d: unknown) => { data: { updatedAt: string } }[];
+  const base = {
+    kind: 'blog',
+    slug: 's',
+    title: 'T',
+    description: null,
+    fetchedAt: '2026-03-03T00:00:00.000Z',
+  };
+  const updatedAt = (d: object) => messages({ ...base, ...d })[0]!.data.updatedAt;
+  assert.is(
+    updatedAt({ publishedAt: '2026-01-01T00:00:00Z', updatedAt: '2026-02-02T00:00:00Z' }),
+    '2026-02-02T00:00:00Z',
+  );
+  assert.is(updatedAt({ publishedAt: '2026-01-01T00:00:00Z', updatedAt: null }), '2026-01-01T00:00:00Z');
+  assert.is(updatedAt({ publishedAt: null, updatedAt: null }), '2026-03-03T00:00:00.000Z');
+  assert.ok(
+    synced.schema.safeParse(messages({ ...base, publishedAt: null, updatedAt: null })[0]!.data).success,
+  );
+});
+
 test('a payload over 64 KB carries the ids and a link instead of the object', () => {
   const rows = CATALOGUE.find((e) => e.type === 'row.updated')!;
   const data = { tableId: 'tbl_1', rowId: 'row_1', cells: { col_a: 'x'.repeat(70_000) }, updatedAt: 'now' };
