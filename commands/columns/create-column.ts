@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { COLUMNS, columnsProjection } from '../../projections/columns/columns.ts';
 import { type CommandResult, handleCommand } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
+import { withSessionLock } from '../../src/db/session-lock.ts';
 import { type ColumnState, columnStream } from '../../src/domain/columns/column-state.ts';
 import { type ConfigContext, validateColumnConfig } from '../../src/domain/columns/config/index.ts';
 import {
@@ -37,8 +38,9 @@ import { newColumnId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { columnMembers, tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
+import type { EventMetadata } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 import { removeColumn } from './delete-column.ts';
 // The per-request FilterObject (used by column runs) is published in the OpenAPI document already.
@@ -106,6 +108,19 @@ async function nextPosition(pool: Pool, tableId: string): Promise<number> {
   return Number(rows[0].next);
 }
 
+/**
+ * Runs `create` with the position after the table's last column. The table's stream keeps keys
+ * unique, but positions live in each column's own stream and are read from the read model: creates
+ * racing on one table all read the same last position. So they take turns, across processes, under a
+ * lock held until the read model shows the column made (readYourWrites); one that gives up waiting
+ * on a lagging read model may still share its position with the next.
+ */
+function atNextPosition<T>(pool: Pool, tableId: string, create: (position: number) => Promise<T>) {
+  return withSessionLock(pool, `column-position:${tableId}`, { wait: true }, async () =>
+    create(await nextPosition(pool, tableId)),
+  );
+}
+
 /** POST /api/tables/{tableId}/columns */
 export const createColumnRoute: RouteModule = (app, deps) => {
   app.post(
@@ -130,7 +145,15 @@ export const createColumnRoute: RouteModule = (app, deps) => {
       const key = body.key ?? deriveKey(body.label);
       const config = withoutNulls(body.config);
       const destination = typeof config.destinationTableId === 'string' ? [config.destinationTableId] : [];
-      const command: CreateColumn = {
+      const context: ConfigContext = {
+        organizationId: principal.organizationId,
+        columns: [...columnMembers(table), { id, key, dataType: body.dataType }],
+        tables: await tableOrganizations(deps.store, destination),
+        prompts: await promptTemplatesNamed(deps.store, config),
+        tableId,
+        sequences: await sequencesNamed(deps.store, config),
+      };
+      const commandAt = (position: number): CreateColumn => ({
         tableId,
         column: {
           id,
@@ -142,55 +165,22 @@ export const createColumnRoute: RouteModule = (app, deps) => {
           status: 'idle',
           autoRun: body.autoRun,
           config,
-          position: body.position ?? (await nextPosition(deps.pool, tableId)),
+          position,
           isImportant: body.isImportant,
         },
-        context: {
-          organizationId: principal.organizationId,
-          columns: [...columnMembers(table), { id, key, dataType: body.dataType }],
-          tables: await tableOrganizations(deps.store, destination),
-          prompts: await promptTemplatesNamed(deps.store, config),
-          tableId,
-          sequences: await sequencesNamed(deps.store, config),
-        },
-      };
+        context,
+      });
       const now = deps.clock();
       const metadata = eventMetadata(request);
       // Decide once before claiming the key, so that a refused config leaves nothing behind.
-      createColumn.decide(command, columnStream.initialState(), now);
-      refuseRetriggerCycle(await loadTriggerColumns(deps.store, table), triggerColumn(command.column));
-      const claim = { tableId, columnId: id, key, kind: body.kind, dataType: body.dataType };
-      await handleCommand({
-        store: deps.store,
-        stream: tableStream.name(tableId),
-        decider: addColumn,
-        command: claim,
-        metadata,
-        now,
-      });
-      let result: CommandResult<ColumnState, ColumnEvent>;
-      try {
-        result = await handleCommand({
-          store: deps.store,
-          stream: columnStream.name(tableId, id),
-          decider: createColumn,
-          command,
-          metadata,
-          now,
-        });
-      } catch (error) {
-        // Give the key back; should this fail too, the key stays claimed by a column nobody sees.
-        await handleCommand({
-          store: deps.store,
-          stream: tableStream.name(tableId),
-          decider: removeColumn,
-          command: { tableId, columnId: id, referencedBy: [] },
-          metadata,
-          now,
-        }).catch(() => {});
-        throw error;
-      }
-      await readYourWrites(deps, result.appended?.position, [columnsProjection]);
+      const draft = commandAt(body.position ?? 0);
+      createColumn.decide(draft, columnStream.initialState(), now);
+      refuseRetriggerCycle(await loadTriggerColumns(deps.store, table), triggerColumn(draft.column));
+      const create = (position: number) => claimAndCreate(deps, commandAt(position), metadata, now);
+      const result =
+        body.position === undefined
+          ? await atNextPosition(deps.pool, tableId, create)
+          : await create(body.position);
       reply.header(
         'location',
         `/api/tables/${encodeURIComponent(tableId)}/columns/${encodeURIComponent(id)}`,
@@ -199,3 +189,55 @@ export const createColumnRoute: RouteModule = (app, deps) => {
     },
   );
 };
+
+/**
+ * Claims the key on the table's stream, then creates the column on its own; waits until the columns
+ * read model shows it.
+ */
+async function claimAndCreate(
+  deps: AppDeps,
+  command: CreateColumn,
+  metadata: EventMetadata,
+  now: Date,
+): Promise<CommandResult<ColumnState, ColumnEvent>> {
+  const { tableId, column } = command;
+  const claim = {
+    tableId,
+    columnId: column.id,
+    key: column.key,
+    kind: column.kind,
+    dataType: column.dataType,
+  };
+  await handleCommand({
+    store: deps.store,
+    stream: tableStream.name(tableId),
+    decider: addColumn,
+    command: claim,
+    metadata,
+    now,
+  });
+  let result: CommandResult<ColumnState, ColumnEvent>;
+  try {
+    result = await handleCommand({
+      store: deps.store,
+      stream: columnStream.name(tableId, column.id),
+      decider: createColumn,
+      command,
+      metadata,
+      now,
+    });
+  } catch (error) {
+    // Give the key back; should this fail too, the key stays claimed by a column nobody sees.
+    await handleCommand({
+      store: deps.store,
+      stream: tableStream.name(tableId),
+      decider: removeColumn,
+      command: { tableId, columnId: column.id, referencedBy: [] },
+      metadata,
+      now,
+    }).catch(() => {});
+    throw error;
+  }
+  await readYourWrites(deps, result.appended?.position, [columnsProjection]);
+  return result;
+}

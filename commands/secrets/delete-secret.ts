@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { secretsProjection } from '../../projections/secrets/secrets.ts';
 import { handleCommand } from '../../src/command.ts';
-import { noStore } from '../../src/domain/secrets/http.ts';
 import { SecretParams } from '../../src/domain/secrets/schemas.ts';
 import { secretNotFound, secretStream } from '../../src/domain/secrets/secret-state.ts';
 import { secretsFor } from '../../src/domain/secrets/vault.ts';
@@ -28,8 +27,7 @@ export const deleteSecretRoute: RouteModule = (app, deps) => {
   app.delete(
     '/api/secrets/:name',
     {
-      config: { access: 'secrets:write' },
-      onRequest: noStore,
+      config: { access: 'secrets:write', noStore: true },
       schema: {
         tags: ['secrets'],
         summary: 'Delete a workspace secret and destroy its keys',

@@ -1,6 +1,6 @@
 import { secretsProjection } from '../../projections/secrets/secrets.ts';
 import { handleCommand } from '../../src/command.ts';
-import { noStore, secretPath } from '../../src/domain/secrets/http.ts';
+import { secretPath } from '../../src/domain/secrets/http.ts';
 import { PutSecretBody, SecretParams, SecretSchema } from '../../src/domain/secrets/schemas.ts';
 import { secretStream } from '../../src/domain/secrets/secret-state.ts';
 import { secretsFor } from '../../src/domain/secrets/vault.ts';
@@ -32,8 +32,7 @@ export const putSecretRoute: RouteModule = (app, deps) => {
   app.put(
     '/api/secrets/:name',
     {
-      config: { access: 'secrets:write' },
-      onRequest: noStore,
+      config: { access: 'secrets:write', noStore: true },
       schema: {
         tags: ['secrets'],
         summary: 'Create a workspace secret or replace its value (the value is never shown again)',

@@ -1,6 +1,5 @@
 import { subscriptionsProjection } from '../../projections/webhooks/subscriptions.ts';
 import { handleCommand } from '../../src/command.ts';
-import { noStore } from '../../src/domain/secrets/http.ts';
 import { webhookView } from '../../src/domain/webhooks/access.ts';
 import type { SealedSecret } from '../../src/domain/webhooks/events.ts';
 import { CreateWebhookBody, WebhookWithSecret, webhookPath } from '../../src/domain/webhooks/schemas.ts';
@@ -33,8 +32,7 @@ export const createWebhookRoute: RouteModule = (app, deps) => {
   app.post(
     '/api/webhooks',
     {
-      config: { access: 'webhooks:write' },
-      onRequest: noStore,
+      config: { access: 'webhooks:write', noStore: true },
       schema: {
         tags: ['webhooks'],
         summary: 'Subscribe a URL to event types (the signing secret is shown once)',

@@ -1,6 +1,5 @@
 import { subscriptionsProjection } from '../../projections/webhooks/subscriptions.ts';
 import { handleCommand } from '../../src/command.ts';
-import { noStore } from '../../src/domain/secrets/http.ts';
 import { loadSubscription, viewWithHealth } from '../../src/domain/webhooks/access.ts';
 import type { SealedSecret } from '../../src/domain/webhooks/events.ts';
 import { WebhookParams, WebhookWithSecret } from '../../src/domain/webhooks/schemas.ts';
@@ -37,8 +36,7 @@ export const rotateSecretRoute: RouteModule = (app, deps) => {
   app.post(
     '/api/webhooks/:id/rotate-secret',
     {
-      config: { access: 'webhooks:write' },
-      onRequest: noStore,
+      config: { access: 'webhooks:write', noStore: true },
       schema: {
         tags: ['webhooks'],
         summary: 'Replace the signing secret (the old one also signs for 24 hours)',

@@ -1,5 +1,4 @@
 import type { SecretRow } from '../../projections/secrets/secrets.ts';
-import { noStore } from '../../src/domain/secrets/http.ts';
 import { SecretParams, SecretSchema } from '../../src/domain/secrets/schemas.ts';
 import { secretNotFound } from '../../src/domain/secrets/secret-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
@@ -11,8 +10,7 @@ export const getSecretRoute: RouteModule = (app, deps) => {
   app.get(
     '/api/secrets/:name',
     {
-      config: { access: 'secrets:read' },
-      onRequest: noStore,
+      config: { access: 'secrets:read', noStore: true },
       schema: {
         tags: ['secrets'],
         summary: 'Get a workspace secret (value masked)',

@@ -1,6 +1,5 @@
 import { SECRETS, type SecretRow } from '../../projections/secrets/secrets.ts';
 import { DATA_KEYS } from '../../src/domain/secrets/data-keys.ts';
-import { noStore } from '../../src/domain/secrets/http.ts';
 import { SECRET_NAME, SecretSchema, type SecretView } from '../../src/domain/secrets/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
@@ -27,8 +26,7 @@ export const listSecretsRoute: RouteModule = (app, deps) => {
   app.get(
     '/api/secrets',
     {
-      config: { access: 'secrets:read' },
-      onRequest: noStore,
+      config: { access: 'secrets:read', noStore: true },
       schema: {
         tags: ['secrets'],
         summary: 'List the workspace secrets (values masked)',

@@ -48,6 +48,56 @@ function trustProxyOption(setting: boolean | number | string) {
   return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
 }
 
+/**
+ * The API reads JSON bodies only. Fastify's own text/plain parser goes, so such a body is a 415 like
+ * any other type (the content sync endpoint reads every body as text in a scope of its own). Its JSON
+ * parser stays, guard against prototype poisoning included; but a body it refuses that is JSON all
+ * the same was refused for a `__proto__` or `constructor.prototype` key, and is told so.
+ */
+function installBodyParsers(app: FastifyInstance) {
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    parseJson(request, body as string, (error, value) => {
+      if (error && isJson(body as string)) done(poisonedJson(), undefined);
+      else done(error, value);
+    });
+  });
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const poisonedJson = () =>
+  new AppError(
+    'malformed_json',
+    'The request body has a "__proto__" or "constructor.prototype" key, which is refused.',
+  );
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Every answer of the route, errors included, carries `Cache-Control: no-store` (the secrets routes,
+     * and the webhook routes that show a signing secret): set in the app's first request hook, before
+     * access control can answer 401 or 403.
+     */
+    noStore?: boolean;
+  }
+}
+
+function installNoStore(app: FastifyInstance) {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.config.noStore) reply.header('cache-control', 'no-store');
+  });
+}
+
 export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): Promise<ZodApp> {
   const app = typed(
     Fastify({
@@ -67,7 +117,10 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.setErrorHandler(errorHandler);
+  installBodyParsers(app);
   installInputGuard(app);
+  // First of the app's hooks: the header is on whatever answer comes, the access control's included.
+  installNoStore(app);
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
       reply,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isCalendarDay } from '../calendar.ts';
 import { textProblem } from '../db/storable-text.ts';
 import { AppError } from '../errors.ts';
 
@@ -70,17 +71,17 @@ export function pageFrom<Row, Item>(
   };
 }
 
+// Offsets as PostgreSQL takes them: up to ±15:59.
 const TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})[ T]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?(Z|[+-]\d{2}(:?\d{2})?)$/;
+  /^(\d{4})-(\d{2})-(\d{2})[ T]([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d{1,6})?(Z|[+-](0\d|1[0-5])(:?[0-5]\d)?)$/;
 
 /**
- * A timestamp as a cursor carries it (ISO 8601, or PostgreSQL's text of a timestamptz), on a day
- * the calendar has: PostgreSQL refuses 31 February, and that refusal was a 500.
+ * A timestamp as a cursor carries it (ISO 8601, or PostgreSQL's text of a timestamptz) that PostgreSQL
+ * takes: on a day the calendar has (31 February was a 500), in year 1 or later (it has no year 0).
  */
 export const isTimestamp = (text: string): boolean => {
   const match = TIMESTAMP.exec(text);
   if (!match) return false;
   const [year, month, day] = match.slice(1, 4).map(Number) as [number, number, number];
-  const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
+  return year >= 1 && isCalendarDay(year, month, day);
 };

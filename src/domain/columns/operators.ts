@@ -1,3 +1,5 @@
+import { isCalendarDay } from '../../calendar.ts';
+
 /**
  * The operators of run conditions (and of per-request filters), each with the rule its `value` and
  * `value2` follow. The same table feeds validation and the OpenAPI document, so they cannot drift.
@@ -48,10 +50,36 @@ export const FILTER_OPERATORS = OPERATORS.filter((op) =>
 
 export const MAX_LIST_VALUES = 1000;
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+/** A day, or a time of day (hours 00-23, minutes and seconds 00-59) with an optional offset (up to ±23:59). */
+const ISO_DATE =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ]([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-]([01]\d|2[0-3]):?[0-5]\d)?)?$/;
 
-export const isIsoDate = (v: unknown): v is string =>
-  typeof v === 'string' && ISO_DATE.test(v) && !Number.isNaN(Date.parse(v));
+// What a stored date may be: `toISOString()` writes a year outside these as `+010000` or `-000001`, whose
+// text no longer sorts as time does.
+const FIRST_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
+const LAST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');
+
+/**
+ * The instant of an ISO date or date-time, as stored: a date-time without an offset is read as UTC,
+ * never in the server's own time zone. NaN for text Date.parse cannot read.
+ */
+export function utcInstant(value: string): number {
+  let text = value.replace(' ', 'T');
+  if (/T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/.test(text)) text += 'Z';
+  return Date.parse(text);
+}
+
+/**
+ * An ISO 8601 date or date-time naming a real moment: a day the calendar has and a time on the clock
+ * (Date.parse rolls 30 February and 24:00 over to the next day), stored as a year 0000-9999 in UTC.
+ */
+export const isIsoDate = (v: unknown): v is string => {
+  if (typeof v !== 'string') return false;
+  const match = ISO_DATE.exec(v);
+  if (!match || !isCalendarDay(Number(match[1]), Number(match[2]), Number(match[3]))) return false;
+  const instant = utcInstant(v);
+  return instant >= FIRST_INSTANT && instant <= LAST_INSTANT;
+};
 
 const isScalar = (v: unknown) =>
   typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
@@ -147,8 +175,8 @@ export function checkOperatorValues(operator: string, node: Record<string, unkno
   check('value', value);
   if (pair) check('value2', value2);
   if (issues.length === 0 && pair) {
-    const low = rule === 'dateRange' ? Date.parse(value as string) : (value as number);
-    const high = rule === 'dateRange' ? Date.parse(value2 as string) : (value2 as number);
+    const low = rule === 'dateRange' ? utcInstant(value as string) : (value as number);
+    const high = rule === 'dateRange' ? utcInstant(value2 as string) : (value2 as number);
     if (low > high) refuse('value2', `${operator} needs value2 >= value`);
   }
   return issues;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldError } from '../../errors.ts';
-import { isIsoDate } from '../columns/operators.ts';
+import { isIsoDate, utcInstant } from '../columns/operators.ts';
 import type { TableColumn } from '../tables/table-state.ts';
 import type { CellStatusValue } from './events.ts';
 
@@ -26,9 +26,7 @@ function longerThan(text: string, limit: number): boolean {
  * date-time without an offset is read as UTC, never in the server's own time zone.
  */
 export function normalizeDate(value: string): string {
-  let text = value.replace(' ', 'T');
-  if (/T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/.test(text)) text += 'Z';
-  return new Date(text).toISOString();
+  return new Date(utcInstant(value)).toISOString();
 }
 
 /** Why a value is refused; one object per message, so that checking a value allocates nothing. */

@@ -63,7 +63,7 @@ test('internal events map to public data without internal fields', () => {
 
 test("article.synced's updatedAt is the article's updated_at: the provider's, else published, else fetched", () => {
   const synced = CATALOGUE.find((e) => e.type === 'article.synced')!;
-  const messages = synced.messages as (d: unknown) => { data: { updatedAt: string } }[];
+  const messages = synced.messages as unknown as (d: unknown) => { data: { updatedAt: string } }[];
   const base = {
     kind: 'blog',
     slug: 's',
