@@ -4,8 +4,15 @@
  */
 export const LLM_LANE_CREDITS = { very_fast: 1, fast: 2, balanced: 4, smart: 8 } as const;
 
-/** The lane of an llm column that names none. */
-export const DEFAULT_LLM_LANE = 'balanced';
+/** The llm lanes, cheapest first: the keys of the price table, so a lane cannot lack a price. */
+export type LlmLane = keyof typeof LLM_LANE_CREDITS;
+export const LLM_LANES = Object.keys(LLM_LANE_CREDITS) as readonly LlmLane[];
+
+/**
+ * The lane of an llm column that names none: what it is priced at and the model it runs (the llm
+ * executor reads this same constant, so the price and the model cannot disagree).
+ */
+export const DEFAULT_LLM_LANE: LlmLane = 'balanced';
 
 /**
  * What one uncached call to a search or LinkedIn data provider costs, through the API or as a column's

@@ -1,10 +1,16 @@
 import type { ServerResponse } from 'node:http';
 import { type LoopbackServer, type Received, sendJson, startLoopbackServer } from './loopback-http.ts';
 
-/** One scripted answer: the assistant's text, or an error status with the OpenAI error body. */
+/**
+ * One scripted answer: the assistant's text, an error status with the OpenAI error body, or a 200
+ * whose body is `raw` (JSON) or `rawText` (sent as it is, `application/json` unless `contentType`
+ * says otherwise): the odd answers a server that only claims the protocol can give.
+ */
 export type ChatAnswer =
-  | { content: string | null }
-  | { status: number; type: string; code: string; message: string; headers?: Record<string, string> };
+  | { content: unknown }
+  | { status: number; type: string; code: string; message: string; headers?: Record<string, string> }
+  | { raw: unknown }
+  | { rawText: string; contentType?: string };
 
 export interface FakeChatCompletions {
   /** Base URL as clients take it (`.../v1`). */
@@ -20,6 +26,11 @@ export interface FakeChatCompletions {
 
 function answer(res: ServerResponse, req: Received, next: ChatAnswer | undefined) {
   const body = JSON.parse(req.body || '{}');
+  if (next && 'raw' in next) return sendJson(res, 200, next.raw);
+  if (next && 'rawText' in next) {
+    res.writeHead(200, { 'content-type': next.contentType ?? 'application/json' });
+    return res.end(next.rawText);
+  }
   if ('status' in (next ?? {})) {
     const error = next as Extract<ChatAnswer, { status: number }>;
     const payload = { error: { message: error.message, type: error.type, param: null, code: error.code } };

@@ -95,3 +95,16 @@ export async function spendAllCredits(ctx: SearchContext) {
 /** One call of the API with the suite's key. */
 export const api = (ctx: SearchContext, method: string, path: string, body?: unknown) =>
   call(ctx.t.app, method, path, { headers: bearer(ctx.key), ...(body === undefined ? {} : { body }) });
+
+/** The service's environment for the three fake providers (their keys as the fakes were started with). */
+export const providersEnv = (fakes: {
+  searxng: { url: string };
+  pdl: { url: string };
+  unipile: { url: string };
+}) => ({
+  SEARXNG_URL: fakes.searxng.url,
+  PEOPLE_DATA_URL: fakes.pdl.url,
+  PEOPLE_DATA_API_KEY: 'pdl-key',
+  LINKEDIN_DATA_URL: fakes.unipile.url,
+  LINKEDIN_DATA_API_KEY: 'unipile-key',
+});

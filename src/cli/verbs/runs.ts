@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { createProgress } from '../admin/progress.ts';
 import { clientFor } from '../http.ts';
-import { emit, escapeControls, formatRecord, formatTable } from '../output.ts';
+import { emit, formatRecord, formatTable, wantsJson } from '../output.ts';
 import { fetchPages, type PageOptions, pageOptions, positiveInt, withMore } from '../pages.ts';
 import { type ScopeOptions, scopeBody, scopeOptions } from '../run-scope.ts';
+import { followRun } from '../run-watch.ts';
 
 interface Run {
   id: string;
@@ -34,7 +34,6 @@ interface RunRow {
   error?: { code: string; message: string } | null;
 }
 
-const FINAL = new Set(['succeeded', 'partially_succeeded', 'failed', 'stopped']);
 const runPath = (runId: string) => `/api/runs/${encodeURIComponent(runId)}`;
 const columnPath = (tableId: string, columnId: string) =>
   `/api/tables/${encodeURIComponent(tableId)}/columns/${encodeURIComponent(columnId)}`;
@@ -71,29 +70,15 @@ const runTable = (runs: Run[]) =>
     { header: 'CREATED', value: (r) => r.createdAt },
   ]);
 
-/**
- * Follows a run until it ends: a progress bar on a terminal; otherwise one JSON line each time the
- * run changes (status, counts or credits), for scripts and logs.
- */
-async function watchRun(command: Command, runId: string, intervalMs: number): Promise<Run> {
+/** Follows a run until it ends, as `followRun` shows it (a bar on a terminal, JSON lines otherwise). */
+async function watchRun(command: Command, runId: string, intervalMs: number): Promise<void> {
   const client = await clientFor(command);
-  const tty = process.stderr.isTTY && !command.optsWithGlobals().json;
-  const progress = tty ? createProgress(`run ${runId}`, 'rows') : undefined;
-  let last = '';
-  for (;;) {
-    const run = await client.get<Run>(runPath(runId));
-    if (progress) progress.update(finished(run), run.counts.total);
-    else {
-      const state = JSON.stringify([run.status, run.counts, run.credits]);
-      if (state !== last) process.stdout.write(`${escapeControls(JSON.stringify(run))}\n`);
-      last = state;
-    }
-    if (FINAL.has(run.status)) {
-      progress?.stop();
-      return run;
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
+  await followRun(() => client.get<Run>(runPath(runId)), {
+    label: `run ${runId}`,
+    intervalMs,
+    json: wantsJson(command),
+    human: showRun,
+  });
 }
 
 const intervalOption = (command: Command) =>
@@ -124,8 +109,7 @@ export function addColumnRunCommands(columns: Command): void {
         options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : undefined,
       );
       if (!options.watch) return emit(command, run, () => showRun(run));
-      const ended = await watchRun(command, run.id, options.interval ?? 500);
-      if (process.stderr.isTTY) emit(command, ended, () => showRun(ended));
+      await watchRun(command, run.id, options.interval ?? 500);
     },
   );
 
@@ -203,8 +187,7 @@ export function registerRunCommands(program: Command): void {
 
   intervalOption(runs.command('watch').description('follow a run until it ends').argument('<runId>')).action(
     async (runId: string, options: { interval?: number }, command: Command) => {
-      const run = await watchRun(command, runId, options.interval ?? 500);
-      if (process.stderr.isTTY) emit(command, run, () => showRun(run));
+      await watchRun(command, runId, options.interval ?? 500);
     },
   );
 }

@@ -64,13 +64,15 @@ test('a text column: config.prompt rendered with the row, the lane model, stream
   assert.is(fake.server.received[0]?.headers['idempotency-key'], 'run_test:row_source1');
 });
 
-test('lanes: fast by default; config.model wins; an unknown lane is invalid_config', async ({ fake }) => {
+test('lanes: balanced by default (the lane it is priced at); config.model wins; an unknown lane is invalid_config', async ({
+  fake,
+}) => {
   const run = llmExecutor({ settings: settings(fake), loadPrompt: noPrompts });
   await run(llm({ prompt: 'x' }));
   await run(llm({ prompt: 'x', llmLane: 'smart', model: 'custom-1' }));
   assert.equal(
     fake.bodies().map((b) => b.model),
-    ['m-fast', 'custom-1'],
+    ['m-balanced', 'custom-1'],
   );
   const odd = await run(llm({ prompt: 'x', llmLane: 'warp' }));
   assert.ok(!odd.ok && odd.error.code === 'invalid_config');

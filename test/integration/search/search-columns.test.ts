@@ -5,7 +5,7 @@ import { startFakeSearxng } from '../../support/fake-searxng.ts';
 import { someProfile, startFakeUnipile } from '../../support/fake-unipile.ts';
 import { createColumns, insertRows, listAll } from '../../support/rows.ts';
 import { runEnded } from '../../support/runs.ts';
-import { api, balanceOf, type SearchContext, searchSuite } from '../../support/search.ts';
+import { api, balanceOf, providersEnv, type SearchContext, searchSuite } from '../../support/search.ts';
 import { createTable } from '../../support/tables.ts';
 
 interface Ctx extends SearchContext {
@@ -25,13 +25,7 @@ const test = searchSuite<Ctx>(
       people: [pdlPerson('Jane Doe', 'Acme', 'acme.test')],
     });
     ctx.unipile = await startFakeUnipile('unipile-key', { profiles: [someProfile('janedoe')] });
-    return {
-      SEARXNG_URL: ctx.searxng.url,
-      PEOPLE_DATA_URL: ctx.pdl.url,
-      PEOPLE_DATA_API_KEY: 'pdl-key',
-      LINKEDIN_DATA_URL: ctx.unipile.url,
-      LINKEDIN_DATA_API_KEY: 'unipile-key',
-    };
+    return providersEnv(ctx);
   },
   async (ctx) => {
     await Promise.all([ctx.searxng.close(), ctx.pdl.close(), ctx.unipile.close()]);

@@ -63,7 +63,7 @@ test('a step naming a prompt template: the template is rendered with the lead fi
   assert.equal(sent[0].messages, [
     { role: 'user', content: 'Write a short email to Ada at Engines about our engines.' },
   ]);
-  assert.is(sent[0].model, 'gpt-4.1-mini', 'the default lane');
+  assert.is(sent[0].model, 'gpt-4.1', 'the default lane (balanced)');
 
   // An answer without a subject line: the body is the answer, the subject the step's, rendered plainly.
   llm.answers.push({ content: 'Ada, a second try.' });

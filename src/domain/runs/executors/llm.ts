@@ -1,14 +1,11 @@
 import OpenAI from 'openai';
 import type { Config } from '../../../config.ts';
+import { DEFAULT_LLM_LANE, LLM_LANES, type LlmLane } from '../../../credits/prices.ts';
 import { renderTemplate, type VariableValue } from '../../prompts/template.ts';
 import type { ExecutionMeta, Executor, ExecutorContext } from '../executor.ts';
 import { failed, since, succeeded } from './outcome.ts';
 import type { PromptLoader } from './prompt-loader.ts';
 import { type Rendered, RowTemplates } from './render.ts';
-
-export const LLM_LANES = ['very_fast', 'fast', 'balanced', 'smart'] as const;
-export type LlmLane = (typeof LLM_LANES)[number];
-export const DEFAULT_LANE: LlmLane = 'fast';
 
 export interface LlmSettings {
   /** Neither set: the provider is unavailable. */
@@ -100,6 +97,42 @@ function errorOutcome(error: unknown, meta: ExecutionMeta) {
   throw error;
 }
 
+/** A 2xx body as JSON; what went wrong reading it otherwise (the connection, a cancellation, the text). */
+async function bodyOf(
+  response: Response,
+  signal: AbortSignal,
+): Promise<{ ok: true; value: unknown } | { ok: false; reason: 'aborted' | 'lost' | 'not_json' }> {
+  let text: string;
+  try {
+    text = await response.text();
+  } catch {
+    return { ok: false, reason: signal.aborted ? 'aborted' : 'lost' };
+  }
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, reason: 'not_json' };
+  }
+}
+
+/** A chat completion's choice as read here: anything may be missing or of another type. */
+type LooseChoice = { message?: { content?: unknown; refusal?: unknown } | null } | null | undefined;
+
+/**
+ * The text of the first choice of a chat completion, read without trusting its shape (`body` is what
+ * JSON.parse made, so reading a property of a number or a string is harmless): any body but
+ * `{ choices: [{ message: { content: "..." } }] }` says what it lacks, never quoting the answer.
+ */
+function answerText(body: unknown): { ok: true; value: string } | { ok: false; message: string } {
+  const choices = (body as { choices?: unknown } | null)?.choices;
+  if (!Array.isArray(choices) || choices.length === 0)
+    return { ok: false, message: 'the LLM API answered no choices' };
+  const message = (choices[0] as LooseChoice)?.message;
+  if (typeof message?.content === 'string') return { ok: true, value: message.content };
+  const refused = typeof message?.refusal === 'string' ? ' (it refused)' : '';
+  return { ok: false, message: `the model answered no text${refused}` };
+}
+
 /**
  * The llm provider: one chat completion per row from an OpenAI-compatible API, through the official
  * client (its retries and timeout), streaming off. A column whose dataType is json asks for a JSON
@@ -117,7 +150,7 @@ export function llmExecutor({
       return failed('provider_unavailable', 'no LLM API is configured (LLM_BASE_URL, LLM_API_KEY)');
     }
     const config = context.column.config;
-    const lane = config.llmLane ?? DEFAULT_LANE;
+    const lane = config.llmLane ?? DEFAULT_LLM_LANE;
     if (typeof config.model !== 'string' && !isLane(lane)) {
       return failed('invalid_config', `llmLane ${String(lane)} is not one of ${LLM_LANES.join(', ')}`);
     }
@@ -141,32 +174,44 @@ export function llmExecutor({
       },
     });
     const meta = (): ExecutionMeta => ({ durationMs: since(started, context.now()), attempts });
+    let response: Response;
     try {
-      const completion = await client.chat.completions.create(
-        {
-          model,
-          stream: false,
-          messages: [
-            ...(json
-              ? [{ role: 'system' as const, content: 'Answer with one JSON object and nothing else.' }]
-              : []),
-            { role: 'user' as const, content: prompt.value },
-          ],
-          ...(json ? { response_format: { type: 'json_object' as const } } : {}),
-        },
-        { headers: { 'Idempotency-Key': context.idempotencyKey }, signal: context.signal },
-      );
-      const done = { ...meta(), httpStatus: 200 };
-      const content = completion.choices[0]?.message?.content;
-      if (typeof content !== 'string') return failed('invalid_response', 'the model answered no text', done);
-      if (!json) return succeeded(content, done);
-      try {
-        return succeeded(JSON.parse(content), done);
-      } catch {
-        return failed('invalid_response', 'the model was asked for JSON and answered something else', done);
-      }
+      // The raw response: the client's parse trusts the body's shape, and a server that only claims
+      // the protocol must fail its row, not throw (a throw is retried as a bug, calling it again).
+      response = await client.chat.completions
+        .create(
+          {
+            model,
+            stream: false,
+            messages: [
+              ...(json
+                ? [{ role: 'system' as const, content: 'Answer with one JSON object and nothing else.' }]
+                : []),
+              { role: 'user' as const, content: prompt.value },
+            ],
+            ...(json ? { response_format: { type: 'json_object' as const } } : {}),
+          },
+          { headers: { 'Idempotency-Key': context.idempotencyKey }, signal: context.signal },
+        )
+        .asResponse();
     } catch (error) {
       return errorOutcome(error, meta());
+    }
+    const body = await bodyOf(response, context.signal);
+    const done = { ...meta(), httpStatus: response.status };
+    if (!body.ok) {
+      if (body.reason === 'aborted') return failed('aborted', 'the request was cancelled', done);
+      if (body.reason === 'lost')
+        return failed('connection_failed', 'the LLM API broke off its answer', done);
+      return failed('invalid_response', 'the LLM API answered a body that is not JSON', done);
+    }
+    const text = answerText(body.value);
+    if (!text.ok) return failed('invalid_response', text.message, done);
+    if (!json) return succeeded(text.value, done);
+    try {
+      return succeeded(JSON.parse(text.value), done);
+    } catch {
+      return failed('invalid_response', 'the model was asked for JSON and answered something else', done);
     }
   };
 }
