@@ -3,7 +3,7 @@ import { runsProjection } from '../../projections/runs/runs.ts';
 import { eligibility, type RunScope } from '../../queries/rows/eligibility.ts';
 import { readableColumns } from '../../queries/rows/table-columns.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
-import { handleCommand } from '../../src/command.ts';
+import { handleCommand, loadState } from '../../src/command.ts';
 import { creditsPerRow } from '../../src/credits/prices.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
 import { reserveCredits } from '../../src/domain/runs/credits.ts';
@@ -11,6 +11,7 @@ import type { RunCreatedData, RunTrigger } from '../../src/domain/runs/events.ts
 import { runConcurrency } from '../../src/domain/runs/executors/index.ts';
 import { claimColumn, columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
+import { tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import type { AppDeps } from '../../src/http/app.ts';
@@ -82,6 +83,10 @@ export async function startRun(
   const perRow = creditsPerRow(column.config);
   let reserved = 0;
   try {
+    // The column came from the read model, which lags a delete: once claimed, its table's stream says
+    // whether it is still there (a delete after this finds the claim and stops the run: stopColumnRuns).
+    const { state: table } = await loadState(deps.store, tableStream.name(tableId), tableStream);
+    if (!table.columns.has(columnId)) throw columnNotFound(tableId, columnId);
     const reservation = await handleCommand({
       store: deps.store,
       stream: organizationStream.name(organizationId),

@@ -32,10 +32,16 @@ export async function stopRun(
   return stopped.position;
 }
 
+/** How long a delete waits for a run claimed on its column to be created, so as to stop it. */
+const CLAIM_WAIT_MS = 10_000;
+const CLAIM_POLL_MS = 50;
+
 /**
  * Stops the runs still under way on these columns: their column (or table) was deleted, so no cell is
  * left to fill and no credit should go on calls for it. After the delete, so that a refused delete stops
- * nothing. (A process dying between the two leaves the run going; it ends as any run does.)
+ * nothing. A run claimed but not created yet (a start under way, which checked the column before the
+ * delete) is waited for, then stopped. (A process dying between the delete and this leaves the run
+ * going; it ends as any run does.)
  */
 export async function stopColumnRuns(
   deps: AppDeps,
@@ -44,8 +50,16 @@ export async function stopColumnRuns(
   metadata: EventMetadata,
 ): Promise<void> {
   for (const columnId of columnIds) {
-    const runId = await activeRunOf(deps, tableId, columnId);
-    if (runId) await stopRun(deps, runId, metadata);
+    for (let waited = 0; ; waited += CLAIM_POLL_MS) {
+      const runId = await activeRunOf(deps, tableId, columnId);
+      if (!runId) break;
+      const { state } = await loadState(deps.store, runStream.name(runId), runStream);
+      if (state.created || waited >= CLAIM_WAIT_MS) {
+        await stopRun(deps, runId, metadata);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, CLAIM_POLL_MS));
+    }
   }
 }
 

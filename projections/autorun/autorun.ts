@@ -41,6 +41,8 @@ export const autorunReactor: Projection<Handled extends RecordedOf<infer E> ? E 
   name: 'autorun',
   version: 1,
   enqueues: [AUTORUN_KIND],
+  notRebuildable:
+    'the auto-run worker empties its pending rows without an event, so a replay would bring back every row ever pending',
   handles: [
     'TableCreated',
     'ColumnRemoved',

@@ -11,6 +11,16 @@ import type { Projection } from './types.ts';
 
 export { RebuildFailedError, rebuildCheckpointName };
 
+/** The projection says it must not be rebuilt (Projection.notRebuildable). */
+export class RebuildRefusedError extends Error {
+  constructor(
+    readonly projection: string,
+    reason: string,
+  ) {
+    super(`${projection} cannot be rebuilt: ${reason}`);
+  }
+}
+
 /** Another process (or another command) is rebuilding this projection right now. */
 export class RebuildBusyError extends Error {
   constructor(readonly projection: string) {
@@ -66,6 +76,7 @@ export async function rebuildProjection(
   projection: Projection,
   options: RebuildOptions,
 ): Promise<RebuildResult> {
+  if (projection.notRebuildable) throw new RebuildRefusedError(projection.name, projection.notRebuildable);
   const started = performance.now();
   const lock = await takeRebuildLock(pool, projection.name);
   try {

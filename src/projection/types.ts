@@ -39,6 +39,12 @@ export interface Projection<E extends DomainEvent = DomainEvent> {
    * for a read model, whose commits wake no worker; unset, every worker is woken (src/work/batch.ts).
    */
   readonly enqueues?: readonly string[];
+  /**
+   * Why this projection must not be rebuilt, when it keeps state that something other than its events
+   * changes (a worker deleting rows): a replay would bring that state back. Rebuilds refuse it, and
+   * `rebuild --all` passes it by; so never bump its version.
+   */
+  readonly notRebuildable?: string;
   apply(events: readonly RecordedOf<E>[], ctx: ApplyContext): Promise<void>;
 }
 

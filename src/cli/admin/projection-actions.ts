@@ -1,6 +1,7 @@
 import {
   RebuildBusyError,
   RebuildFailedError,
+  RebuildRefusedError,
   type RebuildResult,
   rebuildProjection,
 } from '../../projection/rebuild.ts';
@@ -95,7 +96,11 @@ async function rebuildOne(
     return result;
   } catch (error) {
     progress.stop();
-    if (error instanceof RebuildBusyError || error instanceof RebuildFailedError)
+    if (
+      error instanceof RebuildBusyError ||
+      error instanceof RebuildFailedError ||
+      error instanceof RebuildRefusedError
+    )
       throw new CliError(error.message);
     throw error;
   } finally {
@@ -117,6 +122,11 @@ export async function rebuild(
 ): Promise<void> {
   const results: RebuildResult[] = [];
   for (const projection of targets) {
+    // --all passes by what must not be rebuilt; named alone, it is refused (rebuildOne).
+    if (projection.notRebuildable && targets.length > 1) {
+      if (!ctx.json) printLines(`${projection.name}: not rebuilt (${projection.notRebuildable})`);
+      continue;
+    }
     const result = await rebuildOne(ctx, projection, batchSize);
     results.push(result);
     if (!ctx.json) {

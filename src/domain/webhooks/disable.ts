@@ -64,7 +64,7 @@ export async function disableReason(
  * (`retrying`, a time in the past) in the history for ever, and those never attempted never showed.
  */
 export async function disable(deps: AppDeps, organizationId: string, subscriptionId: string, reason: string) {
-  await handleCommand({
+  const { appended } = await handleCommand({
     store: deps.store,
     stream: subscriptionStream.name(organizationId, subscriptionId),
     decider: disableSubscription,
@@ -72,6 +72,8 @@ export async function disable(deps: AppDeps, organizationId: string, subscriptio
     metadata: { actor: 'webhooks' },
     now: deps.clock(),
   });
+  // Not disabled now (already disabled, or paused: a pause waits for each message's turn).
+  if (!appended) return;
   // After the append: a message read from the cache meanwhile would still see the subscription active.
   forgetSubscription(subscriptionId);
   await dueNow(deps.pool, { kind: DELIVERY_KIND, groupKey: subscriptionId });

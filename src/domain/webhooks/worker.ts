@@ -122,7 +122,7 @@ async function attemptAndRecord(
   // Retrying, but the subscription was disabled meanwhile (by this attempt or another in flight, which
   // made the waiting messages due before this one was settled): its turn comes at once, to be recorded
   // as skipped like the others, not left `retrying` in the history. A pause waits for its turn.
-  const dropped = reason !== undefined || (await disabledNow(deps, message));
+  const dropped = await disabledNow(deps, message);
   return { status: 'retry', at: dropped ? deps.clock() : new Date(record.nextAttemptAt!), error };
 }
 

@@ -1,8 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { autorunReactor } from '../../../projections/autorun/autorun.ts';
 import { checkpoints } from '../../../src/projection/checkpoints.ts';
 import { Projections } from '../../../src/projection/projections.ts';
-import { rebuildProjection } from '../../../src/projection/rebuild.ts';
+import { RebuildRefusedError, rebuildProjection } from '../../../src/projection/rebuild.ts';
 import type { Projection } from '../../../src/projection/types.ts';
 import { eventually } from '../../support/eventually.ts';
 import { NOTE_WRITTEN, writeNotes } from '../../support/rebuild-fixtures.ts';
@@ -84,6 +85,21 @@ test('events past the live checkpoint (the live reactor stopped) are enqueued by
   });
   assert.is(result.outcome, 'swapped');
   assert.equal(await itemIds(ctx), late.map((e) => `${KIND}:${e.id}`).sort());
+});
+
+test('a projection that keeps state outside the log (autorun) refuses a rebuild, naming why', async (ctx) => {
+  try {
+    await rebuildProjection(ctx.store, ctx.db.pool, autorunReactor, { actor: 'test' });
+    assert.unreachable('the rebuild ran');
+  } catch (error) {
+    assert.instance(error, RebuildRefusedError);
+    assert.match(
+      (error as Error).message,
+      /autorun cannot be rebuilt: the auto-run worker empties its pending rows/,
+    );
+  }
+  const { rows } = await ctx.db.pool.query(`SELECT count(*)::int AS n FROM projection_rebuilds`);
+  assert.is(rows[0].n, 0, 'nothing of a rebuild was begun');
 });
 
 test.run();
