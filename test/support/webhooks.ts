@@ -5,12 +5,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite, type Test } from 'uvu';
+import * as assert from 'uvu/assert';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { service } from '../../src/modules.ts';
 import { wakeOnCommit } from '../../src/work/batch.ts';
 import { Workers } from '../../src/work/workers.ts';
 import { type BootstrappedAccount, bearer, bootstrapAccount, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
+import { eventually } from './eventually.ts';
 
 /** One request a receiver got. */
 export interface Received {
@@ -172,4 +174,28 @@ export async function deliveries(target: Target, apiKey: string, id: string, que
   });
   if (res.status !== 200) throw new Error(`deliveries: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body.data;
+}
+
+/** Replays a subscription's messages since `since` and waits until the receiver has every one of `messages`. */
+export async function replayUntilReceived(
+  target: Target,
+  apiKey: string,
+  id: string,
+  since: string,
+  receiver: Receiver,
+  messages: readonly { id: string }[],
+): Promise<void> {
+  const replay = await call(target, 'POST', `/api/webhooks/${id}/replay`, {
+    headers: bearer(apiKey),
+    body: { since, until: new Date(Date.now() + 60_000).toISOString() },
+  });
+  assert.is(replay.status, 202);
+  await eventually(
+    'every skipped message sent',
+    () => {
+      const ids = new Set(receiver.received.map((r) => String(r.headers['webhook-id'])));
+      return messages.every((m) => ids.has(m.id));
+    },
+    60_000,
+  );
 }

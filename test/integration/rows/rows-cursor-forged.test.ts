@@ -1,5 +1,6 @@
 import * as assert from 'uvu/assert';
 import { bearer, call } from '../../support/accounts.ts';
+import type { TestApp } from '../../support/app.ts';
 import { createColumns, insertRows, rowsPath } from '../../support/rows.ts';
 import { createTable, tablesSuite } from '../../support/tables.ts';
 
@@ -23,6 +24,14 @@ const refusal = (what: string, body: { status: number; code: string; errors?: { 
   paths: (body.errors ?? []).map((e) => e.path),
 });
 
+/** A table with a number column to sort by and one row in it. */
+async function scoredTable(t: TestApp, key: string): Promise<string> {
+  const tableId = await createTable(t.app, key);
+  await createColumns(t.app, key, tableId, { name: 'text', score: 'number' });
+  await insertRows(t.app, key, tableId, [{ name: 'a', score: 1 }]);
+  return tableId;
+}
+
 const expected = (path: string) =>
   FORGED.map(([what]) => ({ what, status: 400, code: 'validation_failed', paths: [path] }));
 
@@ -30,9 +39,7 @@ test('GET .../rows: each forged cursor is a 400 validation problem naming querys
   t,
   key,
 }) => {
-  const tableId = await createTable(t.app, key);
-  await createColumns(t.app, key, tableId, { name: 'text', score: 'number' });
-  await insertRows(t.app, key, tableId, [{ name: 'a', score: 1 }]);
+  const tableId = await scoredTable(t, key);
   const answers = [];
   for (const [what, sort, cursor] of FORGED) {
     const res = await call(t.app, 'GET', `${rowsPath(tableId)}?sort=${sort}&cursor=${cursorOf(cursor)}`, {
@@ -47,9 +54,7 @@ test('POST .../rows/query: each forged cursor is a 400 validation problem naming
   t,
   key,
 }) => {
-  const tableId = await createTable(t.app, key);
-  await createColumns(t.app, key, tableId, { name: 'text', score: 'number' });
-  await insertRows(t.app, key, tableId, [{ name: 'a', score: 1 }]);
+  const tableId = await scoredTable(t, key);
   const answers = [];
   for (const [what, sort, cursor] of FORGED) {
     const res = await call(t.app, 'POST', `${rowsPath(tableId)}/query`, {
