@@ -1,5 +1,5 @@
 /**
- * Load benchmark (`npm run bench:load`): one service process (`src/main.ts`, as deployed) on a fresh
+ * Load benchmark (`npm run bench:load`): one service process (`app/main.ts`, as deployed) on a fresh
  * database, BENCH_CONNECTIONS (64) connections for BENCH_SECONDS (60 s) of a mixed workload, split in
  * groups so that each route has its own latencies (autocannon, one instance per group, in this process):
  * column and row reads, blog pages, column PATCHes, row inserts (each a row.created message to a

@@ -19,7 +19,7 @@ import { siteContentProjection } from '../projections/content/site-content.ts';
 import { createPool, inTransaction } from '../src/db/pool.ts';
 import { START } from '../src/event-store/port.ts';
 import { PostgresEventStore } from '../src/event-store/postgres.ts';
-import { service } from '../src/modules.ts';
+import { service } from '../app/modules.ts';
 import { applyContext } from '../src/projection/apply-context.ts';
 import { rebuildProjection } from '../src/projection/rebuild.ts';
 import type { Projection } from '../src/projection/types.ts';

@@ -14,10 +14,10 @@
  */
 import { loadavg } from 'node:os';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
-import { columnsFeature } from '../src/domain/columns/feature.ts';
-import { rowsFeature } from '../src/domain/rows/feature.ts';
-import { runsFeature } from '../src/domain/runs/feature.ts';
-import { tablesFeature } from '../src/domain/tables/feature.ts';
+import { columnsFeature } from '../app/features/columns.ts';
+import { rowsFeature } from '../app/features/rows.ts';
+import { runsFeature } from '../app/features/runs.ts';
+import { tablesFeature } from '../app/features/tables.ts';
 import { accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createColumns } from '../test/support/rows.ts';
 import { createTable } from '../test/support/tables.ts';

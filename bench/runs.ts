@@ -14,7 +14,7 @@ import { grantCredits } from '../commands/accounts/grant-credits.ts';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { handleCommand } from '../src/command.ts';
 import { organizationStream } from '../src/domain/accounts/streams.ts';
-import { service } from '../src/modules.ts';
+import { service } from '../app/modules.ts';
 import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { insertRows } from '../test/support/rows.ts';
 import { httpColumnTable, runEnded } from '../test/support/runs.ts';

@@ -18,7 +18,7 @@ import Fastify from 'fastify';
 import { syncRoutes } from '../commands/content/sync-articles.ts';
 import { blogPageRoutes } from '../queries/content/blog-page.ts';
 import { ContentApiClient } from '../src/content-api/client.ts';
-import { service } from '../src/modules.ts';
+import { service } from '../app/modules.ts';
 import { generatedArticle } from '../test/support/content-samples.ts';
 import { startFakeContentApi } from '../test/support/fake-content-api.ts';
 import { type HttpLoad, httpLoad, listenOnLoopback, openBenchApp } from './lib/bench-app.ts';

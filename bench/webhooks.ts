@@ -17,7 +17,7 @@
 import { loadavg } from 'node:os';
 import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { Semaphore } from '../src/content-api/semaphore.ts';
-import { service } from '../src/modules.ts';
+import { service } from '../app/modules.ts';
 import { wakeOnCommit } from '../src/work/batch.ts';
 import { Workers } from '../src/work/workers.ts';
 import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';

@@ -5,5 +5,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli } = await import('../src/cli/main.ts');
+const { runCli } = await import('../app/cli/main.ts');
 process.exitCode = await runCli(process.argv.slice(2));

@@ -9,7 +9,7 @@ export type WorkerFactory = (deps: AppDeps) => WorkerSpec;
 
 /**
  * A feature declares itself once (src/domain/<feature>/feature.ts): its streams with their event
- * schemas and evolve, its commands, its queries and its read models. src/modules.ts lists them.
+ * schemas and evolve, its commands, its queries and its read models. app/modules.ts lists them.
  */
 export interface Feature {
   readonly name: string;

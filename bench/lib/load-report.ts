@@ -65,5 +65,5 @@ export function loadMarkdown(
   loadAtStart: string,
 ): string {
   const { settings } = o;
-  return `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}, PostgreSQL ${server.version} (${server.origin}), load average ${loadAtStart} at the start. One service process (\`src/main.ts\`), ${settings.connections} connections for ${settings.seconds} s split over the routes below (autocannon, one instance per route, in the benchmark's process on the same machine).\n\n${markdownTable(ROUTE_HEADERS, o.rows)}\n\n${facts.map((f) => `- ${f}`).join('\n')}\n\n${READING}`;
+  return `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}, PostgreSQL ${server.version} (${server.origin}), load average ${loadAtStart} at the start. One service process (\`app/main.ts\`), ${settings.connections} connections for ${settings.seconds} s split over the routes below (autocannon, one instance per route, in the benchmark's process on the same machine).\n\n${markdownTable(ROUTE_HEADERS, o.rows)}\n\n${facts.map((f) => `- ${f}`).join('\n')}\n\n${READING}`;
 }

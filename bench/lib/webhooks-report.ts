@@ -1,4 +1,4 @@
-import { HOLD_UP_TO } from '../../src/domain/webhooks/attempt-log.ts';
+import { HOLD_UP_TO } from '../../processes/webhooks/attempt-log.ts';
 import {
   CLAIMED_PER_SUBSCRIPTION,
   PER_SUBSCRIPTION_CONCURRENCY,

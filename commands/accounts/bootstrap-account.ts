@@ -12,7 +12,7 @@ import {
   keyMetadataFromLog,
   organizationFromLog,
   userDataFromLog,
-} from '../../src/domain/accounts/log-views.ts';
+} from '../../services/accounts/log-views.ts';
 import {
   type BootstrapAttempt,
   emailReservationStream,
@@ -20,7 +20,7 @@ import {
   takeoverAllowed,
   userStream,
 } from '../../src/domain/accounts/streams.ts';
-import { keyMetadataSchema, organizationSchema, userDataSchema } from '../../src/domain/accounts/views.ts';
+import { keyMetadataSchema, organizationSchema, userDataSchema } from '../../services/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata } from '../../src/event-store/port.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';

@@ -4,7 +4,7 @@ import { authStateFor } from '../../src/auth/authenticator.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
 import { apiKeyStream } from '../../src/domain/accounts/streams.ts';
-import { keyNotFound, keyParams, readKey, readOrganizationKeys } from '../../src/domain/accounts/views.ts';
+import { keyNotFound, keyParams, readKey, readOrganizationKeys } from '../../services/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';

@@ -30,10 +30,10 @@ import {
   loadTriggerColumns,
   refuseRetriggerCycle,
   triggerColumn,
-} from '../../src/domain/columns/retrigger-cycle.ts';
-import { promptTemplatesNamed } from '../../src/domain/prompts/column-templates.ts';
-import { sequencesNamed } from '../../src/domain/sequences/column-sequences.ts';
-import { loadTableForWrite, tableNotFound, tableOrganizations } from '../../src/domain/tables/access.ts';
+} from '../../services/columns/retrigger-cycle.ts';
+import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts';
+import { sequencesNamed } from '../../services/sequences/column-sequences.ts';
+import { loadTableForWrite, tableNotFound, tableOrganizations } from '../../services/tables/access.ts';
 import { newColumnId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { columnMembers, tableStream } from '../../src/domain/tables/table-state.ts';

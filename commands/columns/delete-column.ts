@@ -9,7 +9,7 @@ import {
   loadTableForWrite,
   memberColumn,
   tableNotFound,
-} from '../../src/domain/tables/access.ts';
+} from '../../services/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { type TableColumn, type TableState, tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError, formatPath } from '../../src/errors.ts';

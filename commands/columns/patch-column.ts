@@ -22,15 +22,15 @@ import {
   loadTriggerColumns,
   refuseRetriggerCycle,
   triggerColumn,
-} from '../../src/domain/columns/retrigger-cycle.ts';
-import { promptTemplatesNamed } from '../../src/domain/prompts/column-templates.ts';
-import { sequencesNamed } from '../../src/domain/sequences/column-sequences.ts';
+} from '../../services/columns/retrigger-cycle.ts';
+import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts';
+import { sequencesNamed } from '../../services/sequences/column-sequences.ts';
 import {
   columnNotFound,
   loadTableForWriteWith,
   memberColumn,
   tableOrganizations,
-} from '../../src/domain/tables/access.ts';
+} from '../../services/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { columnMembers } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';

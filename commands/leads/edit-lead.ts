@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { leadsProjection } from '../../projections/leads/leads.ts';
 import { handleCommand } from '../../src/command.ts';
-import { leadNotFound, leadView, loadLeadForWrite } from '../../src/domain/leads/access.ts';
+import { leadNotFound, leadView, loadLeadForWrite } from '../../services/leads/access.ts';
 import type { LeadEvent } from '../../src/domain/leads/events.ts';
-import { LeadIdentity } from '../../src/domain/leads/identity.ts';
+import { LeadIdentity } from '../../services/leads/identity.ts';
 import { LEAD_FIELDS, type LeadFields, normaliseOrRefuse } from '../../src/domain/leads/lead.ts';
 import { leadStream } from '../../src/domain/leads/lead-state.ts';
 import { LeadParams, LeadSchema, PatchLeadBody } from '../../src/domain/leads/schemas.ts';

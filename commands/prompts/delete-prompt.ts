@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { promptsProjection } from '../../projections/prompts/prompts.ts';
 import { handleCommand } from '../../src/command.ts';
-import { loadPromptForWrite, promptNotFound } from '../../src/domain/prompts/access.ts';
-import { columnsUsingPrompt, type PromptReferrer } from '../../src/domain/prompts/column-templates.ts';
-import { movePromptNameOf } from '../../src/domain/prompts/names.ts';
+import { loadPromptForWrite, promptNotFound } from '../../services/prompts/access.ts';
+import { columnsUsingPrompt, type PromptReferrer } from '../../services/prompts/column-templates.ts';
+import { movePromptNameOf } from '../../services/prompts/names.ts';
 import { latestVersion, promptStream } from '../../src/domain/prompts/prompt-state.ts';
 import { PromptParams } from '../../src/domain/prompts/schemas.ts';
 import { AppError } from '../../src/errors.ts';

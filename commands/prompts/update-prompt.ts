@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { promptsProjection } from '../../projections/prompts/prompts.ts';
 import { handleCommand } from '../../src/command.ts';
-import { loadPromptForWrite, promptNotFound } from '../../src/domain/prompts/access.ts';
-import { movePromptNameOf } from '../../src/domain/prompts/names.ts';
+import { loadPromptForWrite, promptNotFound } from '../../services/prompts/access.ts';
+import { movePromptNameOf } from '../../services/prompts/names.ts';
 import { latestVersion, promptStream, promptView } from '../../src/domain/prompts/prompt-state.ts';
 import { PromptParams, PromptSchema, UpdatePromptBody } from '../../src/domain/prompts/schemas.ts';
 import {

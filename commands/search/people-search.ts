@@ -1,4 +1,4 @@
-import { providerLookup } from '../../src/domain/search/lookup.ts';
+import { providerLookup } from '../../services/search/lookup.ts';
 import {
   CompanySearchAnswer,
   CompanySearchBody,

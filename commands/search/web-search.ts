@@ -1,4 +1,4 @@
-import { providerLookup } from '../../src/domain/search/lookup.ts';
+import { providerLookup } from '../../services/search/lookup.ts';
 import { WebSearchAnswer, WebSearchBody } from '../../src/domain/search/schemas.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 

@@ -7,7 +7,7 @@ import {
   newSequenceId,
   sequencePath,
   sequenceView,
-} from '../../src/domain/sequences/access.ts';
+} from '../../services/sequences/access.ts';
 import type { SequenceEvent, SequenceStep } from '../../src/domain/sequences/events.ts';
 import { CreateSequenceBody, SequenceParams, SequenceSchema } from '../../src/domain/sequences/schemas.ts';
 import { sequenceStream } from '../../src/domain/sequences/streams.ts';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { enrollmentsProjection } from '../../projections/sequences/enrollments.ts';
-import { isMemberOf } from '../../src/domain/accounts/members.ts';
-import { badReference, loadSequenceForWrite } from '../../src/domain/sequences/access.ts';
-import { enrollLead, invalidSender, sendersFor } from '../../src/domain/sequences/enroll.ts';
+import { isMemberOf } from '../../services/accounts/members.ts';
+import { badReference, loadSequenceForWrite } from '../../services/sequences/access.ts';
+import { enrollLead, invalidSender, sendersFor } from '../../services/sequences/enroll.ts';
 import { EnrollBody, EnrollOutcomeSchema, SequenceParams } from '../../src/domain/sequences/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import type { Position } from '../../src/event-store/port.ts';

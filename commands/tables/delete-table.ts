@@ -4,7 +4,7 @@ import { rowsProjection } from '../../projections/rows/rows.ts';
 import { tablesProjection } from '../../projections/tables/tables.ts';
 import { handleCommand } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { loadTableForWrite, tableNotFound } from '../../src/domain/tables/access.ts';
+import { loadTableForWrite, tableNotFound } from '../../services/tables/access.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';

@@ -4,7 +4,7 @@ import {
   keyNotFound,
   keyParams,
   readKey,
-} from '../../src/domain/accounts/views.ts';
+} from '../../services/accounts/views.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { keyListing, keyListingSchema, readOrganizationKeys } from '../../src/domain/accounts/views.ts';
+import { keyListing, keyListingSchema, readOrganizationKeys } from '../../services/accounts/views.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, pageFrom, pageQuery } from '../../src/http/pagination.ts';

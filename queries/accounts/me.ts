@@ -11,7 +11,7 @@ import {
   organizationSchema,
   userData,
   userDataSchema,
-} from '../../src/domain/accounts/views.ts';
+} from '../../services/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

@@ -5,7 +5,7 @@ import {
   UserParams,
   userDataSchema,
   userView,
-} from '../../src/domain/accounts/members.ts';
+} from '../../services/accounts/members.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

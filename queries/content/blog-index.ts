@@ -5,9 +5,9 @@ import {
   htmlHeaders,
   notModified,
   pageResponses,
-} from '../../src/domain/content/site/http-cache.ts';
-import { INDEX_PAGE_SIZE, renderIndexPage } from '../../src/domain/content/site/index-page.ts';
-import { siteContent } from '../../src/domain/content/site/rows.ts';
+} from './site/http-cache.ts';
+import { INDEX_PAGE_SIZE, renderIndexPage } from './site/index-page.ts';
+import { siteContent } from './site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { sendNotFoundPage } from './blog-page.ts';
 

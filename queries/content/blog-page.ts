@@ -6,15 +6,15 @@ import {
   ARTICLE_TEMPLATE_VERSION,
   renderArticlePage,
   renderNotFoundPage,
-} from '../../src/domain/content/site/article-page.ts';
+} from './site/article-page.ts';
 import {
   digestEtag,
   htmlHeaders,
   notModified,
   pageResponses,
-} from '../../src/domain/content/site/http-cache.ts';
-import { type CachedPage, pageCacheFor, pageKey } from '../../src/domain/content/site/page-cache.ts';
-import { siteContent } from '../../src/domain/content/site/rows.ts';
+} from './site/http-cache.ts';
+import { type CachedPage, pageCacheFor, pageKey } from './site/page-cache.ts';
+import { siteContent } from './site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
 /** A 404 as a page a reader can follow back from; not cached for long, the article may come soon. */

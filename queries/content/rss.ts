@@ -1,7 +1,7 @@
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
-import { RSS_ITEMS, renderRss } from '../../src/domain/content/site/feeds.ts';
-import { digestEtag, notModified, pageResponses } from '../../src/domain/content/site/http-cache.ts';
-import { siteContent } from '../../src/domain/content/site/rows.ts';
+import { RSS_ITEMS, renderRss } from './site/feeds.ts';
+import { digestEtag, notModified, pageResponses } from './site/http-cache.ts';
+import { siteContent } from './site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
 /** GET /blog/rss.xml: the newest stored articles as an RSS 2.0 feed. */

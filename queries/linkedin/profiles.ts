@@ -1,11 +1,11 @@
-import { profileHandle } from '../../src/domain/linkedin/provider.ts';
+import { profileHandle } from '../../src/clients/linkedin-provider.ts';
 import {
   LinkedinPostsAnswer,
   LinkedinProfileAnswer,
   PostsQuery,
   ProfileParams,
 } from '../../src/domain/linkedin/schemas.ts';
-import { providerLookup } from '../../src/domain/search/lookup.ts';
+import { providerLookup } from '../../services/search/lookup.ts';
 import { AppError } from '../../src/errors.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 

@@ -4,9 +4,9 @@ import {
   senderFromRow,
 } from '../../projections/sequences/sender-accounts.ts';
 import { LinkedinLimitsAnswer, LinkedinStatusAnswer } from '../../src/domain/linkedin/schemas.ts';
-import { unconfigured } from '../../src/domain/search/adapters.ts';
-import { searchDepsFrom } from '../../src/domain/search/lookup.ts';
-import { sentOn } from '../../src/domain/tasks/email-worker.ts';
+import { unconfigured } from '../../services/search/adapters.ts';
+import { searchDepsFrom } from '../../services/search/lookup.ts';
+import { sentOn } from '../../processes/tasks/email-worker.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 

@@ -6,7 +6,7 @@ import {
   promptNotFound,
   readablePrompt,
   versionNotFound,
-} from '../../src/domain/prompts/access.ts';
+} from '../../services/prompts/access.ts';
 import { LATEST_PROMPTS } from './list-prompts.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { SECRETS, type SecretRow } from '../../projections/secrets/secrets.ts';
-import { DATA_KEYS } from '../../src/domain/secrets/data-keys.ts';
+import { DATA_KEYS } from '../../services/secrets/data-keys.ts';
 import { SECRET_NAME, SecretSchema, type SecretView } from '../../src/domain/secrets/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

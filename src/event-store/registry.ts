@@ -18,7 +18,7 @@ const issuesOf = (error: z.ZodError) =>
 
 /**
  * Type name -> zod schema and schema version, built from the stream definitions of the features
- * (src/modules.ts), never by side effect. Data is validated on append and on read; an event stored
+ * (app/modules.ts), never by side effect. Data is validated on append and on read; an event stored
  * under an older version is upcast on read and never rewritten; a type that no stream declares is
  * refused both ways rather than passed through unvalidated.
  */

@@ -40,34 +40,100 @@ function matches(address: ipaddr.IPv4 | ipaddr.IPv6, entry: string): boolean {
 }
 
 /**
+ * Reads an IP literal. A dotted tail (`::127.0.0.1`, `64:ff9b::1.2.3.4`) is rewritten as two hex
+ * groups first: ipaddr.js reads `::a.b.c.d` as the IPv4-mapped `::ffff:a.b.c.d`, which is another
+ * address than the IPv4-compatible `::7f00:1` the socket would connect to.
+ */
+function parseLiteral(literal: string): ipaddr.IPv4 | ipaddr.IPv6 {
+  const dotted = /^(.*:)(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(literal);
+  if (!dotted) return ipaddr.parse(literal);
+  const [a, b, c, d] = dotted.slice(2).map(Number) as [number, number, number, number];
+  return ipaddr.parse(`${dotted[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`);
+}
+
+/** The IPv4 address held in 32 bits of an IPv6 address, from its 16-bit part `at` on. */
+function ipv4At(address: ipaddr.IPv6, at: number, invert = false): ipaddr.IPv4 {
+  const high = address.parts[at]! ^ (invert ? 0xffff : 0);
+  const low = address.parts[at + 1]! ^ (invert ? 0xffff : 0);
+  return new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+}
+
+/**
+ * The IPv4 addresses an IPv6 address carries, which is where a connection to it ends up:
+ * IPv4-compatible `::a.b.c.d` (deprecated; `::` and `::1` are IPv6's own), IPv4-translated
+ * `::ffff:0:a.b.c.d` (RFC 6145), NAT64 `64:ff9b::a.b.c.d` and the local-use `64:ff9b:1::/48` (RFC 6052,
+ * RFC 8215; the /96 form, address in the last 32 bits), 6to4 `2002:AABB:CCDD::/48` and Teredo
+ * `2001:0:SSSS:SSSS::CCCC:CCCC` (the server, and the client stored inverted). IPv4-mapped
+ * `::ffff:a.b.c.d` is unwrapped before this (ipaddr.process).
+ */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4[] {
+  const p = address.parts;
+  const zeros = (from: number, to: number) => p.slice(from, to).every((part) => part === 0);
+  if (zeros(0, 6) && !(p[6] === 0 && p[7]! <= 1)) return [ipv4At(address, 6)];
+  switch (address.range()) {
+    case 'rfc6145':
+    case 'rfc6052':
+      return [ipv4At(address, 6)];
+    case '6to4':
+      return [ipv4At(address, 1)];
+    case 'teredo':
+      return [ipv4At(address, 2), ipv4At(address, 6, true)];
+    default:
+      return [];
+  }
+}
+
+/**
  * Whether an outbound connection may go to `address` (an IP literal, as resolved or as written in the
  * URL). Only global unicast is allowed by default: ipaddr.js classifies every special-purpose range
  * (loopback, private, link-local, unique-local, CGNAT, unspecified, multicast, broadcast, reserved,
  * documentation, 6to4/Teredo/NAT64 embeddings) as something other than `unicast`. IPv4-mapped IPv6
- * (`::ffff:127.0.0.1`) is judged as the IPv4 address it carries.
+ * (`::ffff:127.0.0.1`) is judged as the IPv4 address it carries; every other IPv6 form that carries an
+ * IPv4 address (`embeddedIPv4`) is judged as itself and as that address, each of which must pass: the
+ * metadata and deny rules apply to the address inside whatever the policy, and by default the
+ * IPv4-compatible form `::a.b.c.d` (deprecated, routed by no one on purpose) is refused like the other
+ * transition forms.
  */
 export function checkAddress(address: string, policy: AddressPolicy): AddressVerdict {
-  const literal = address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address;
-  if (!isIP(literal.split('%')[0]!)) return { ok: false, reason: `${address} is not an IP address` };
+  const literal = (address.startsWith('[') && address.endsWith(']') ? address.slice(1, -1) : address).split(
+    '%',
+  )[0]!;
+  if (!isIP(literal)) return { ok: false, reason: `${address} is not an IP address` };
   let parsed: ipaddr.IPv4 | ipaddr.IPv6;
   try {
-    // process() unwraps IPv4-mapped IPv6, so ::ffff:7f00:1 is judged as 127.0.0.1.
-    parsed = ipaddr.process(literal.split('%')[0]!);
+    // ::ffff:7f00:1 is judged as 127.0.0.1.
+    const read = parseLiteral(literal);
+    parsed =
+      read.kind() === 'ipv6' && (read as ipaddr.IPv6).isIPv4MappedAddress()
+        ? (read as ipaddr.IPv6).toIPv4Address()
+        : read;
   } catch {
     return { ok: false, reason: `${address} is not an IP address` };
   }
   const shown = parsed.toString();
-  if (METADATA.includes(parsed.toNormalizedString())) {
-    return { ok: false, reason: `${shown} is a cloud metadata address` };
-  }
-  if (policy.deny?.some((entry) => matches(parsed, entry))) {
-    return { ok: false, reason: `${shown} is denied by the outbound policy` };
+  const inside = parsed.kind() === 'ipv6' ? embeddedIPv4(parsed as ipaddr.IPv6) : [];
+  for (const candidate of [parsed, ...inside]) {
+    const named = candidate === parsed ? shown : `${shown} carries ${candidate.toString()}, which`;
+    if (METADATA.includes(candidate.toNormalizedString())) {
+      return { ok: false, reason: `${named} is a cloud metadata address` };
+    }
+    if (policy.deny?.some((entry) => matches(candidate, entry))) {
+      return { ok: false, reason: `${named} is denied by the outbound policy` };
+    }
   }
   if (policy.allowPrivateNetwork) return { ok: true };
-  const range = parsed.range();
-  return range === 'unicast'
-    ? { ok: true }
-    : { ok: false, reason: `${shown} is a ${range} address (private network targets are not allowed)` };
+  for (const candidate of [...inside, parsed]) {
+    const named = candidate === parsed ? shown : `${shown} carries ${candidate.toString()}, which`;
+    const compatible = candidate === parsed && inside.length > 0 && candidate.range() === 'unicast';
+    const range = compatible ? 'deprecated IPv4-compatible' : candidate.range();
+    if (range !== 'unicast') {
+      return {
+        ok: false,
+        reason: `${named} is a ${range} address (private network targets are not allowed)`,
+      };
+    }
+  }
+  return { ok: true };
 }
 
 /** Verdicts by policy (a policy is not changed once made) and address: at most this many each. */

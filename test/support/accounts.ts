@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import { loadState } from '../../src/command.ts';
-import { accountsFeature } from '../../src/domain/accounts/feature.ts';
+import { accountsFeature } from '../../app/features/accounts.ts';
 import {
   type ApiKeyState,
   apiKeyStream,

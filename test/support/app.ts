@@ -29,7 +29,7 @@ export interface AppOptions {
    * neither this nor an `env` LOG_LEVEL is given (the scan reads them at `trace`), else stdout.
    */
   logTo?: DestinationStream;
-  /** After each projection batch commit (the service wakes its workers there: src/service.ts). */
+  /** After each projection batch commit (the service wakes its workers there: app/service.ts). */
   onCommitted?: (projection: string, applied: number) => void;
   /**
    * The whole-suite checks (conformance and the secret scan, with logs at `trace`): on for tests, off
@@ -69,7 +69,7 @@ export async function startTestApp(options: AppOptions): Promise<TestApp> {
 }
 
 /**
- * The service's app over an existing database, wired as src/service.ts wires it: one more process of
+ * The service's app over an existing database, wired as app/service.ts wires it: one more process of
  * the service when that database already has one.
  */
 export async function serveApp(

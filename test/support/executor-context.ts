@@ -1,4 +1,4 @@
-import type { ExecutorContext, RowWriter, RunColumn } from '../../src/domain/runs/executor.ts';
+import type { ExecutorContext, RowWriter, RunColumn } from '../../processes/runs/executor.ts';
 
 type Insert = Parameters<RowWriter['insert']>[0];
 

@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { loadState } from '../../src/command.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
-import { service } from '../../src/modules.ts';
+import { service } from '../../app/modules.ts';
 import { bearer, bootstrapAccount, call } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 

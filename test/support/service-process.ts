@@ -14,7 +14,7 @@ export interface ServiceProcess {
 }
 
 /**
- * The real service as a child process (`tsx src/main.ts`) on a free port, ready when /readyz says so.
+ * The real service as a child process (`tsx app/main.ts`) on a free port, ready when /readyz says so.
  * The bound is generous: on a machine busy with other suites (load average 25 on 2 cores) a start took
  * over 30 s, and a before hook failing on it ended the whole test run.
  */
@@ -23,7 +23,7 @@ export async function startServiceProcess(
   timeoutMs = 120_000,
 ): Promise<ServiceProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
     cwd: ROOT,
     env: {
       ...process.env,

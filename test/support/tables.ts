@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import { createAuthenticator } from '../../src/auth/authenticator.ts';
-import { service } from '../../src/modules.ts';
+import { service } from '../../app/modules.ts';
 import { bearer, bootstrapAccount, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 
-/** An app with every read model and route of the service (src/modules.ts) over a fresh database. */
+/** An app with every read model and route of the service (app/modules.ts) over a fresh database. */
 export function startTablesApp(): Promise<TestApp> {
   return startTestApp({
     projections: service.projections,

@@ -8,7 +8,7 @@ const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 /** Runs the real entry point with `env` and collects its exit code and output. */
 function runService(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'app/main.ts'], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,12 +7,12 @@ import { SCOPES, type Scope } from '../../../src/auth/scopes.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { type AppDeps, buildApp, type RouteModule } from '../../../src/http/app.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { service } from '../../../src/modules.ts';
+import { service } from '../../../app/modules.ts';
 import { bearer, bootstrapAccount, call, issueKey } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 
 /**
- * Walks every route the full service registers (all of src/modules.ts, as it is when the tests run),
+ * Walks every route the full service registers (all of app/modules.ts, as it is when the tests run),
  * so routes that other features add later are covered without touching this file.
  */
 interface SeenRoute {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { followLead, LeadIdentity } from '../../../src/domain/leads/identity.ts';
+import { followLead, LeadIdentity } from '../../../services/leads/identity.ts';
 import { type LeadData, normaliseLead, type RawLead } from '../../../src/domain/leads/lead.ts';
 import { closeStore, openStore, type StoreContext } from '../../support/store.ts';
 

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { columnStream } from '../../../src/domain/columns/column-state.ts';
 import { NoReplayerError, stateAt } from '../../../src/history/state-at.ts';
-import { service } from '../../../src/modules.ts';
+import { service } from '../../../app/modules.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
 import { runAdmin } from '../../support/cli.ts';

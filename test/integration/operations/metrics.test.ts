@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { metricsRoute } from '../../../queries/operations/metrics.ts';
 import { createPool } from '../../../src/db/pool.ts';
-import { SyncReport } from '../../../src/domain/content/sync-report.ts';
+import { SyncReport } from '../../../services/content/sync-report.ts';
 import { instrumentEventStore } from '../../../src/event-store/instrumented.ts';
 import type { RouteModule } from '../../../src/http/app.ts';
 import { eventsAppended, syncMetrics } from '../../../src/metrics-registry.ts';

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { createAuthenticator } from '../../../src/auth/authenticator.ts';
 import type { RouteModule } from '../../../src/http/app.ts';
-import { service } from '../../../src/modules.ts';
+import { service } from '../../../app/modules.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { serveApp } from '../../support/app.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { httpRequestExecutor } from '../../../src/domain/runs/executors/http-request.ts';
+import { httpRequestExecutor } from '../../../processes/runs/executors/http-request.ts';
 import { type AddressPolicy, OutboundClient } from '../../../src/net/index.ts';
 import { executorContext } from '../../support/executor-context.ts';
 import { type LoopbackServer, sendJson, startLoopbackServer } from '../../support/loopback-http.ts';

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { followLead } from '../../../src/domain/leads/identity.ts';
+import { followLead } from '../../../services/leads/identity.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type LlmSettings, llmExecutor } from '../../../src/domain/runs/executors/llm.ts';
-import type { PromptLoader } from '../../../src/domain/runs/executors/prompt-loader.ts';
+import { type LlmSettings, llmExecutor } from '../../../processes/runs/executors/llm.ts';
+import type { PromptLoader } from '../../../processes/runs/executors/prompt-loader.ts';
 import { executorContext } from '../../support/executor-context.ts';
 import {
   type ChatAnswer,

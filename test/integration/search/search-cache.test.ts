@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { SEARCH_CACHE, SearchCache } from '../../../src/domain/search/cache.ts';
+import { SEARCH_CACHE, SearchCache } from '../../../services/search/cache.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
 
 /*

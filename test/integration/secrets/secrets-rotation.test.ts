@@ -4,16 +4,16 @@ import * as assert from 'uvu/assert';
 import { createAuthenticator } from '../../../src/auth/authenticator.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { createPool } from '../../../src/db/pool.ts';
-import { DATA_KEYS, type DataKeyRow, unwrapDataKey } from '../../../src/domain/secrets/data-keys.ts';
+import { DATA_KEYS, type DataKeyRow, unwrapDataKey } from '../../../services/secrets/data-keys.ts';
 import {
   KEY_FILE,
   MasterKeySource,
   masterKeyOf,
   readKeyFile,
-} from '../../../src/domain/secrets/master-key.ts';
-import { rotateMasterKey } from '../../../src/domain/secrets/rotation.ts';
-import { secretsFor } from '../../../src/domain/secrets/vault.ts';
-import { service } from '../../../src/modules.ts';
+} from '../../../services/secrets/master-key.ts';
+import { rotateMasterKey } from '../../../services/secrets/rotation.ts';
+import { secretsFor } from '../../../services/secrets/vault.ts';
+import { service } from '../../../app/modules.ts';
 import { serveApp } from '../../support/app.ts';
 import {
   newMasterKeyText,

@@ -1,10 +1,10 @@
 import * as assert from 'uvu/assert';
 import { secretsProjection } from '../../../projections/secrets/secrets.ts';
 import type { Pool } from '../../../src/db/pool.ts';
-import { DATA_KEYS, type DataKeyRow, unwrapDataKey } from '../../../src/domain/secrets/data-keys.ts';
+import { DATA_KEYS, type DataKeyRow, unwrapDataKey } from '../../../services/secrets/data-keys.ts';
 import { open, valueContext } from '../../../src/domain/secrets/envelope.ts';
 import type { SecretValueSet } from '../../../src/domain/secrets/events.ts';
-import { type MasterKey, masterKeyOf } from '../../../src/domain/secrets/master-key.ts';
+import { type MasterKey, masterKeyOf } from '../../../services/secrets/master-key.ts';
 import { secretStream } from '../../../src/domain/secrets/secret-state.ts';
 import { rebuildProjection } from '../../../src/projection/rebuild.ts';
 import { bearer, call } from '../../support/accounts.ts';
@@ -140,7 +140,7 @@ test('other secrets keep their keys: a rebuild shows them with their masks and t
   await rebuildProjection(t.deps.store, t.db.pool, secretsProjection, { actor: 'test' });
   const got = await call(t.app, 'GET', secretPath('KEPT'), { headers: bearer(key) });
   assert.is(got.body.maskedValue, '••••••••KEPT');
-  const { secretsFor } = await import('../../../src/domain/secrets/vault.ts');
+  const { secretsFor } = await import('../../../services/secrets/vault.ts');
   assert.is(await secretsFor(t.deps).resolveSecret(account.organizationId, 'KEPT'), kept);
 });
 

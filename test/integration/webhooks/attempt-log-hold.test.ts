@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AttemptLog, HOLD_UP_TO } from '../../../src/domain/webhooks/attempt-log.ts';
+import { AttemptLog, HOLD_UP_TO } from '../../../processes/webhooks/attempt-log.ts';
 import type { WebhookAttempted } from '../../../src/domain/webhooks/events.ts';
 import { attemptLogStream } from '../../../src/domain/webhooks/subscription-state.ts';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';

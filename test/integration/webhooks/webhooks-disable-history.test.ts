@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { FAILED_MESSAGES_IN_A_ROW } from '../../../src/domain/webhooks/disable.ts';
+import { FAILED_MESSAGES_IN_A_ROW } from '../../../processes/webhooks/disable.ts';
 import { bearer, call, type Target } from '../../support/accounts.ts';
 import { eventually } from '../../support/eventually.ts';
 import { insertRows } from '../../support/rows.ts';

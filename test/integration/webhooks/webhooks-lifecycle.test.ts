@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { DATA_KEYS } from '../../../src/domain/secrets/data-keys.ts';
+import { DATA_KEYS } from '../../../services/secrets/data-keys.ts';
 import { sign } from '../../../src/domain/webhooks/signing.ts';
 import { bearer, call } from '../../support/accounts.ts';
 import { eventually } from '../../support/eventually.ts';

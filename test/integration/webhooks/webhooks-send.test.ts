@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { postMessage } from '../../../src/domain/webhooks/send.ts';
+import { postMessage } from '../../../processes/webhooks/send.ts';
 import { Receiver } from '../../support/webhooks.ts';
 
 const signal = () => AbortSignal.timeout(20_000);

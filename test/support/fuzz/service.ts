@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import { createAuthenticator } from '../../../src/auth/authenticator.ts';
 import type { RouteModule } from '../../../src/http/app.ts';
-import { service } from '../../../src/modules.ts';
+import { service } from '../../../app/modules.ts';
 import { bearer, bootstrapAccount, call, issueKey } from '../accounts.ts';
 import { startTestApp, type TestApp } from '../app.ts';
 import { sampleArticles } from '../content-samples.ts';
@@ -39,7 +39,7 @@ export interface FuzzedService {
 }
 
 /**
- * Every feature of src/modules.ts over a fresh database, with the outside content API faked on
+ * Every feature of app/modules.ts over a fresh database, with the outside content API faked on
  * loopback (so a named sync is a sync, not a 503 for a missing configuration) and a metrics token
  * (so /metrics takes input). Two organizations each hold a table with a column; a spare key and
  * the synced sample articles are there to be named.

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAuthenticator } from '../../../src/auth/authenticator.ts';
-import { service } from '../../../src/modules.ts';
+import { service } from '../../../app/modules.ts';
 import { type Answer, bearer, call } from '../accounts.ts';
 import { startTestApp, type TestApp } from '../app.ts';
 import { eventually } from '../eventually.ts';

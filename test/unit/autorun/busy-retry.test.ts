@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { busyRetryMs, ENDING_RETRY_MS } from '../../../src/domain/autorun/worker.ts';
+import { busyRetryMs, ENDING_RETRY_MS } from '../../../processes/autorun/worker.ts';
 
 /*
  * An auto-run item that found its column held by a run looks again soon once that run has no row

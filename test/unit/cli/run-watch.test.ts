@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { Progress } from '../../../src/cli/admin/progress.ts';
-import { followRun, type WatchStreams, watchMode } from '../../../src/cli/run-watch.ts';
+import type { Progress } from '../../../app/cli/admin/progress.ts';
+import { followRun, type WatchStreams, watchMode } from '../../../app/cli/run-watch.ts';
 
 const test = suite('stk runs watch: a bar for a terminal, JSON lines for a pipe (decided by stdout)');
 

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { escapeHtml, escapeXml, jsonForScript } from '../../../src/domain/content/site/html.ts';
-import { type CachedPage, PageCache } from '../../../src/domain/content/site/page-cache.ts';
-import { sanitizeArticleHtml } from '../../../src/domain/content/site/sanitize.ts';
+import { escapeHtml, escapeXml, jsonForScript } from '../../../queries/content/site/html.ts';
+import { type CachedPage, PageCache } from '../../../queries/content/site/page-cache.ts';
+import { sanitizeArticleHtml } from '../../../queries/content/site/sanitize.ts';
 
 const test = suite('blog rendering helpers');
 

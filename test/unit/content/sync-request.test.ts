@@ -3,8 +3,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isCronAuthorized } from '../../../commands/content/cron-bearer.ts';
 import type { ArticleContent } from '../../../src/content-api/article.ts';
-import { articleStream, contentHash, syncArticle } from '../../../src/domain/content/article.ts';
-import { parseNamedSync } from '../../../src/domain/content/sync-request.ts';
+import { articleStream, contentHash, syncArticle } from '../../../services/content/article.ts';
+import { parseNamedSync } from '../../../services/content/sync-request.ts';
 import { AppError } from '../../../src/errors.ts';
 
 const test = suite('sync request and article decider');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseNamedSync } from '../../../src/domain/content/sync-request.ts';
+import { parseNamedSync } from '../../../services/content/sync-request.ts';
 import { SLUG_SHAPES } from '../../../src/domain/content/sync-shapes.ts';
 import { AppError } from '../../../src/errors.ts';
 import { cmsNotifications } from '../../support/content-notifications.ts';

@@ -75,6 +75,72 @@ test('deny entries (addresses and CIDRs) win over allowPrivateNetwork', () => {
   assert.is(checkAddress('10.8.0.1', policy).ok, true);
 });
 
+// Every IPv6 form that carries an IPv4 address is judged by that address too (issue 34, item 4):
+// `::7f00:1` and `::a9fe:a9fe` were attempted, the latter even with private targets allowed.
+const carriers = [
+  ['::7f00:1', '127.0.0.1', 'IPv4-compatible'],
+  ['::127.0.0.1', '127.0.0.1', 'IPv4-compatible, dotted'],
+  ['::a00:1', '10.0.0.1', 'IPv4-compatible'],
+  ['::ffff:0:7f00:1', '127.0.0.1', 'IPv4-translated (RFC 6145)'],
+  ['64:ff9b::a9fe:a9fe', '169.254.169.254', 'NAT64'],
+  ['64:ff9b::169.254.169.254', '169.254.169.254', 'NAT64, dotted'],
+  ['64:ff9b:1::a9fe:a9fe', '169.254.169.254', 'local-use NAT64'],
+  ['2002:a9fe:a9fe::1', '169.254.169.254', '6to4'],
+  ['2001:0:a9fe:a9fe::1', '169.254.169.254', 'Teredo server'],
+  ['2001:0:4136:e378:8000:63bf:5601:5601', '169.254.169.254', 'Teredo client, stored inverted'],
+] as const;
+
+for (const [address, inside, form] of carriers) {
+  test(`refuses ${address} (${form}) by default, naming ${inside}`, () => {
+    const verdict = checkAddress(address, DEFAULT_ADDRESS_POLICY);
+    assert.ok(!verdict.ok, address);
+    assert.ok(!verdict.ok && verdict.reason.includes(inside), !verdict.ok ? verdict.reason : '');
+  });
+}
+
+test('an IPv6 form carrying a metadata address is refused even when private targets are allowed', () => {
+  const open = { allowPrivateNetwork: true };
+  for (const address of [
+    '::a9fe:a9fe',
+    '::169.254.169.254',
+    '::a9fe:aa02',
+    '::6464:64c8',
+    ...carriers.slice(4).map(([a]) => a),
+  ]) {
+    const verdict = checkAddress(address, open);
+    assert.ok(!verdict.ok && /metadata/.test(verdict.reason), address);
+  }
+  // The same forms carrying an ordinary private address are allowed in that mode.
+  for (const address of ['::7f00:1', '64:ff9b::a00:1', '2002:a00:1::']) {
+    assert.equal(checkAddress(address, open), { ok: true }, address);
+  }
+});
+
+test('deny entries apply to the IPv4 address an IPv6 form carries', () => {
+  const policy = { allowPrivateNetwork: true, deny: ['127.0.0.2', '10.9.0.0/16'] };
+  for (const address of ['::7f00:2', '::127.0.0.2', '64:ff9b::7f00:2', '2002:a09:1::', '::ffff:0:a09:101']) {
+    assert.is(checkAddress(address, policy).ok, false, address);
+  }
+  assert.is(checkAddress('::7f00:1', policy).ok, true);
+});
+
+test('the transition forms stay refused by default even around a public address; ::1 and :: are IPv6 own', () => {
+  for (const address of ['::808:808', '64:ff9b::808:808', '2002:808:808::', '2001:0:808:808::f7f7:f7f7']) {
+    assert.is(checkAddress(address, DEFAULT_ADDRESS_POLICY).ok, false, address);
+  }
+  assert.equal(checkAddress('::ffff:8.8.8.8', DEFAULT_ADDRESS_POLICY), { ok: true });
+  const loopback = checkAddress('::1', DEFAULT_ADDRESS_POLICY);
+  assert.ok(!loopback.ok && /::1 is a loopback address/.test(loopback.reason));
+  assert.equal(checkAddress('::1', { allowPrivateNetwork: true }), { ok: true });
+});
+
+test('a URL names the address as WHATWG writes it, and that is what is judged', () => {
+  for (const written of ['::127.0.0.1', '::7f00:1', '::ffff:127.0.0.1', '::a9fe:a9fe']) {
+    const host = new URL(`http://[${written}]/`).hostname;
+    assert.is(checkAddress(host, DEFAULT_ADDRESS_POLICY).ok, false, host);
+  }
+});
+
 test('a host name is not an address', () => {
   assert.is(checkAddress('example.com', { allowPrivateNetwork: true }).ok, false);
 });

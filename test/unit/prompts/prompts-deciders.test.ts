@@ -4,7 +4,7 @@ import { createPrompt } from '../../../commands/prompts/create-prompt.ts';
 import { deletePrompt } from '../../../commands/prompts/delete-prompt.ts';
 import { updatePrompt } from '../../../commands/prompts/update-prompt.ts';
 import type { PromptEvent, PromptNameEvent } from '../../../src/domain/prompts/events.ts';
-import { movePromptName } from '../../../src/domain/prompts/names.ts';
+import { movePromptName } from '../../../services/prompts/names.ts';
 import { given, NOW, pathsOf } from '../../support/decider-spec.ts';
 
 const test = suite('prompts: deciders of the prompt and prompt-names streams');

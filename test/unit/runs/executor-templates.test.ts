@@ -7,11 +7,11 @@ import {
   NOTHING_DONE_CODES,
   runConcurrency,
   SKIP_CODES,
-} from '../../../src/domain/runs/executors/index.ts';
-import { llmSettingsFrom } from '../../../src/domain/runs/executors/llm.ts';
-import { notImplementedExecutor } from '../../../src/domain/runs/executors/not-implemented.ts';
-import { RowTemplates } from '../../../src/domain/runs/executors/render.ts';
-import { syncToTableExecutor } from '../../../src/domain/runs/executors/sync-to-table.ts';
+} from '../../../processes/runs/executors/index.ts';
+import { llmSettingsFrom } from '../../../processes/runs/executors/llm.ts';
+import { notImplementedExecutor } from '../../../processes/runs/executors/not-implemented.ts';
+import { RowTemplates } from '../../../processes/runs/executors/render.ts';
+import { syncToTableExecutor } from '../../../processes/runs/executors/sync-to-table.ts';
 import { OutboundClient } from '../../../src/net/outbound.ts';
 import { executorContext } from '../../support/executor-context.ts';
 

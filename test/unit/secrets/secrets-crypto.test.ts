@@ -11,7 +11,7 @@ import {
   KEY_FILE,
   MasterKeySource,
   masterKeyOf,
-} from '../../../src/domain/secrets/master-key.ts';
+} from '../../../services/secrets/master-key.ts';
 import { looksLikeMask, maskValue } from '../../../src/domain/secrets/schemas.ts';
 
 const keyText = () => randomBytes(32).toString('base64');

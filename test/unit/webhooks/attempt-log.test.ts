@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { attemptAppends } from '../../../src/domain/webhooks/attempt-log.ts';
+import { attemptAppends } from '../../../processes/webhooks/attempt-log.ts';
 import { sampleAttempt } from '../../support/webhook-attempts.ts';
 
 const attempt = (subscriptionId: string, messageId: string) => sampleAttempt({ subscriptionId, messageId });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PromptTemplateSummary } from '../../prompts/column-templates.ts';
+import type { PromptTemplateSummary } from '../../../../services/prompts/column-templates.ts';
 import type { ColumnMember, ColumnRef } from '../references.ts';
 import { RunConditionSchema } from '../run-condition.ts';
 

@@ -1,0 +1,104 @@
+import type { Logger } from 'pino';
+import type { Authenticator } from '../src/auth/scopes.ts';
+import type { Config } from '../src/config.ts';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createPool, type Pool } from '../src/db/pool.ts';
+import { instrumentEventStore } from '../src/event-store/instrumented.ts';
+import { openEventStore } from '../src/event-store/open.ts';
+import type { EventStore } from '../src/event-store/port.ts';
+import type { Composition } from '../src/feature.ts';
+import { type AppDeps, buildApp, type ZodApp } from '../src/http/app.ts';
+import { Projections } from '../src/projection/projections.ts';
+import { wakeOnCommit } from '../src/work/batch.ts';
+import { Workers } from '../src/work/workers.ts';
+
+export interface Service {
+  app: ZodApp;
+  deps: AppDeps;
+  close(): Promise<void>;
+}
+
+export interface ServiceParts {
+  /** The features' registry, read models and routes (app/modules.ts). */
+  composition: Composition;
+  authenticator?: (pool: Pool) => Authenticator;
+}
+
+/** The database: DATABASE_URL, or an embedded PostgreSQL under DATA_DIR (reused across starts). */
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+): Promise<{ url: string; embedded?: EmbeddedDatabase }> {
+  if (config.DATABASE_URL) return { url: config.DATABASE_URL };
+  const embedded = await startEmbeddedPostgres(config.DATA_DIR, {
+    log: (line) => logger.debug({ postgres: line.trim() }, 'embedded postgres'),
+  });
+  logger.info({ dataDir: config.DATA_DIR }, 'embedded PostgreSQL started');
+  return { url: embedded.url, embedded };
+}
+
+/**
+ * Wires the whole service: database and migrations, event store, projections and the HTTP app.
+ * `close` undoes it in reverse order (the HTTP server first, the embedded database last).
+ */
+export async function startService(config: Config, logger: Logger, parts: ServiceParts): Promise<Service> {
+  const database = await openDatabase(config, logger);
+  const cleanups: (() => Promise<void>)[] = [async () => database.embedded?.stop()];
+  try {
+    await migrate(database.url);
+    const limits = {
+      connectTimeoutMs: config.DB_CONNECT_TIMEOUT_MS,
+      statementTimeoutMs: config.DB_STATEMENT_TIMEOUT_MS,
+    };
+    const pool = createPool(database.url, limits);
+    cleanups.unshift(() => pool.end());
+    // Projections and the work queue on connections of their own: requests cannot starve them.
+    const background = createPool(database.url, { ...limits, max: config.DB_BACKGROUND_POOL_SIZE });
+    cleanups.unshift(() => background.end());
+    // Counted by type for /metrics (src/event-store/instrumented.ts).
+    const store: EventStore = instrumentEventStore(
+      await openEventStore(config, pool, parts.composition.registry),
+    );
+    cleanups.unshift(() => store.close());
+    let work: Workers | undefined;
+    const projections = new Projections(store, background, parts.composition.projections, {
+      onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
+      onCommitted: wakeOnCommit(parts.composition.projections, () => work),
+    });
+    await projections.start();
+    cleanups.unshift(() => projections.stop());
+    const deps: AppDeps = {
+      config,
+      store,
+      pool,
+      projections,
+      logger,
+      clock: () => new Date(),
+      authenticate: parts.authenticator?.(pool),
+      backgroundPool: background,
+    };
+    // Started after the projections (their reactors enqueue), stopped before them.
+    work = new Workers(
+      background,
+      parts.composition.workers.map((factory) => factory(deps)),
+      { clock: deps.clock, logger },
+    );
+    deps.work = work;
+    work.start();
+    cleanups.unshift(async () => work?.stop());
+    const app = await buildApp(deps, parts.composition.routes);
+    cleanups.unshift(() => app.close());
+    return {
+      app,
+      deps,
+      close: async () => {
+        for (const cleanup of cleanups)
+          await cleanup().catch((error) => logger.error({ err: error }, 'shutdown step failed'));
+      },
+    };
+  } catch (error) {
+    for (const cleanup of cleanups) await cleanup().catch(() => {});
+    throw error;
+  }
+}

@@ -1,0 +1,101 @@
+import type { z } from 'zod';
+import { DEFAULT_MAX_BYTES, type OutboundClient, type OutboundResponse } from '../../../src/net/outbound.ts';
+import type { HttpRequestConfigSchema } from '../../../src/domain/columns/config/http-request.ts';
+import { DEFAULT_TIMEOUT_SECONDS } from '../../../src/domain/columns/config/http-request.ts';
+import { isSecretPlaceholder, placeholders } from '../../../src/domain/columns/references.ts';
+import type { ExecutionMeta, Executor } from '../executor.ts';
+import { failed, succeeded } from './outcome.ts';
+import { RowTemplates } from './render.ts';
+
+type HttpRequestConfig = z.output<typeof HttpRequestConfigSchema>;
+
+/**
+ * In the URL a value is percent-encoded, so `a&b=c` stays one query value and `../` one path segment;
+ * a placeholder that starts the URL supplies its base (`{{secrets.api_base}}/v1`) and goes in as it is.
+ */
+const urlEncode = (text: string, offset: number) => (offset === 0 ? text : encodeURIComponent(text));
+
+const JSON_TYPE = /^(application|text)\/([\w.+-]*\+)?json\b/i;
+
+/** A 2xx body as the cell's value: JSON when the server says it is JSON, text otherwise, null when empty. */
+function cellValueOf(
+  response: OutboundResponse,
+): { ok: true; value: unknown } | { ok: false; message: string } {
+  const text = response.body.toString('utf8');
+  if (text === '') return { ok: true, value: null };
+  if (!JSON_TYPE.test(response.headers['content-type'] ?? '')) return { ok: true, value: text };
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false, message: 'the response says it is JSON but does not parse as JSON' };
+  }
+}
+
+/**
+ * The http_request provider: one request per row, placeholders filled from the row's cells and the
+ * workspace's secrets, through the guarded outbound client (SSRF guard, retries, body cap).
+ */
+export function httpRequestExecutor(client: OutboundClient): Executor {
+  return async (context) => {
+    const config = context.column.config as HttpRequestConfig;
+    const templates = new RowTemplates(context);
+    const url = await templates.text(config.url, urlEncode);
+    if (!url.ok) return failed(url.error.code, url.error.message);
+
+    const headers: Record<string, string> = {};
+    const sensitiveHeaders: string[] = [];
+    for (const [name, template] of Object.entries(config.headers ?? {})) {
+      // The run's key is sent in every case (below): a header of the same name would duplicate it.
+      if (name.toLowerCase() === 'idempotency-key') continue;
+      const value = await templates.text(template);
+      if (!value.ok) return failed(value.error.code, value.error.message);
+      headers[name] = value.value;
+      if (placeholders(template).some(isSecretPlaceholder)) sensitiveHeaders.push(name);
+    }
+    headers['Idempotency-Key'] = context.idempotencyKey;
+
+    let body: string | undefined;
+    const method = config.method;
+    if (config.body !== undefined && config.body !== null && method !== 'GET' && method !== 'HEAD') {
+      const rendered =
+        typeof config.body === 'string'
+          ? await templates.text(config.body)
+          : await templates.json(config.body);
+      if (!rendered.ok) return failed(rendered.error.code, rendered.error.message);
+      if (typeof config.body === 'string') body = rendered.value as string;
+      else {
+        body = JSON.stringify(rendered.value);
+        if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+          headers['Content-Type'] = 'application/json';
+      }
+    }
+
+    const result = await client.request({
+      url: url.value,
+      method,
+      headers,
+      body,
+      timeoutMs: (config.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+      maxBytes: DEFAULT_MAX_BYTES,
+      sensitiveHeaders,
+      signal: context.signal,
+    });
+    const meta: ExecutionMeta = { durationMs: result.meta.durationMs, attempts: result.meta.attempts };
+    if (!result.ok) return failed(result.error.code, result.error.message, meta);
+    const { response } = result;
+    meta.httpStatus = response.status;
+    const host = new URL(response.url).host;
+    if (response.status < 200 || response.status > 299) {
+      return failed('http_error', `${host} answered HTTP ${response.status}`, meta);
+    }
+    if (response.truncated) {
+      return failed(
+        'response_too_large',
+        `the response of ${host} is larger than the 1 MB a cell keeps`,
+        meta,
+      );
+    }
+    const value = cellValueOf(response);
+    return value.ok ? succeeded(value.value, meta) : failed('invalid_response', value.message, meta);
+  };
+}

@@ -1,0 +1,34 @@
+import type { EventStore } from '../../src/event-store/port.ts';
+import type { RunCreatedData, RunEvent } from '../../src/domain/runs/events.ts';
+import { runStream } from '../../src/domain/runs/run-state.ts';
+
+/** What the run's stream says of it, as its driver needs it (src/domain/runs/run-driver.ts). */
+export interface RunLog {
+  created?: RunCreatedData;
+  /** Rows with a result in the log. */
+  finished: ReadonlySet<string>;
+  /** Ids of the RunRowsQueued events recorded (a step is queued once). */
+  queued: ReadonlySet<string>;
+  stopRequested: boolean;
+  ended: boolean;
+}
+
+/** Reads the run's whole stream: once per driver (a resumed 10,000-row run reads its 10,000 results). */
+export async function readRunLog(store: EventStore, runId: string): Promise<RunLog> {
+  const log = {
+    created: undefined as RunCreatedData | undefined,
+    finished: new Set<string>(),
+    queued: new Set<string>(),
+    stopRequested: false,
+    ended: false,
+  };
+  for (const recorded of await store.readStream(runStream.name(runId))) {
+    const event = recorded as unknown as RunEvent;
+    if (event.type === 'RunCreated') log.created = event.data;
+    else if (event.type === 'RunRowFinished') log.finished.add(event.data.rowId);
+    else if (event.type === 'RunRowsQueued') log.queued.add(recorded.id);
+    else if (event.type === 'RunStopRequested') log.stopRequested = true;
+    else if (event.type === 'RunFinished') log.ended = true;
+  }
+  return log;
+}
