@@ -83,7 +83,8 @@ export interface ReadAllOptions {
 }
 
 export interface EventStore {
-  readonly kind: 'postgres' | 'eventstoredb';
+  /** `memory`: src/event-store/memory.ts, for specs that need no database. */
+  readonly kind: 'postgres' | 'eventstoredb' | 'memory';
   append(
     stream: string,
     events: NewEvent[],
