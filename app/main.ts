@@ -1,4 +1,4 @@
-import { createAuthenticator } from '../src/auth/authenticator.ts';
+import { createAuthenticator } from '../services/accounts/authenticator.ts';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { leaveSignalsToCaller } from '../src/db/embedded.ts';
 import { createLogger } from '../src/logger.ts';

@@ -1,3 +1,4 @@
+import { compose, type Feature } from '../src/feature.ts';
 import { accountsFeature } from './features/accounts.ts';
 import { autorunFeature } from './features/autorun.ts';
 import { columnsFeature } from './features/columns.ts';
@@ -14,7 +15,6 @@ import { sequencesFeature } from './features/sequences.ts';
 import { tablesFeature } from './features/tables.ts';
 import { tasksFeature } from './features/tasks.ts';
 import { webhooksFeature } from './features/webhooks.ts';
-import { compose, type Feature } from '../src/feature.ts';
 
 /**
  * The table of contents of the service: every feature, each declared once in

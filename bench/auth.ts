@@ -11,7 +11,7 @@
  * Knobs: BENCH_SECONDS (per run), BENCH_ROUNDS, BENCH_CONNECTIONS.
  */
 import { loadavg } from 'node:os';
-import { authStateFor, createAuthenticator } from '../src/auth/authenticator.ts';
+import { authStateFor, createAuthenticator } from '../services/accounts/authenticator.ts';
 import { parseKey } from '../src/auth/keys.ts';
 import type { Authenticator, Principal } from '../src/auth/scopes.ts';
 import { accounts, bootstrapAccount } from '../test/support/accounts.ts';

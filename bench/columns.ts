@@ -16,9 +16,9 @@
  * PATCH round).
  */
 import { loadavg } from 'node:os';
-import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { columnsFeature } from '../app/features/columns.ts';
 import { tablesFeature } from '../app/features/tables.ts';
+import { createAuthenticator } from '../services/accounts/authenticator.ts';
 import { type Answer, accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createColumn, createTable } from '../test/support/tables.ts';
 import { serveBareColumns } from './lib/bare-columns.ts';

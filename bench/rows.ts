@@ -13,11 +13,11 @@
  * alone and prints it without writing docs/benchmarks.md.
  */
 import { loadavg } from 'node:os';
-import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { columnsFeature } from '../app/features/columns.ts';
 import { rowsFeature } from '../app/features/rows.ts';
 import { runsFeature } from '../app/features/runs.ts';
 import { tablesFeature } from '../app/features/tables.ts';
+import { createAuthenticator } from '../services/accounts/authenticator.ts';
 import { accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { createColumns } from '../test/support/rows.ts';
 import { createTable } from '../test/support/tables.ts';

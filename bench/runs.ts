@@ -10,11 +10,11 @@
  * BENCH_INSERT_RATE a second. Knobs: BENCH_RUN_ROWS, BENCH_ROUNDS, BENCH_INSERT_ROWS, BENCH_INSERT_RATE.
  */
 import { loadavg } from 'node:os';
+import { service } from '../app/modules.ts';
 import { grantCredits } from '../commands/accounts/grant-credits.ts';
-import { createAuthenticator } from '../src/auth/authenticator.ts';
+import { createAuthenticator } from '../services/accounts/authenticator.ts';
 import { handleCommand } from '../src/command.ts';
 import { organizationStream } from '../src/domain/accounts/streams.ts';
-import { service } from '../app/modules.ts';
 import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
 import { insertRows } from '../test/support/rows.ts';
 import { httpColumnTable, runEnded } from '../test/support/runs.ts';

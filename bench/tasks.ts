@@ -14,12 +14,12 @@
  * Knobs: BENCH_TASKS, BENCH_ENROLLMENTS, BENCH_SECONDS (per round), BENCH_ROUNDS.
  */
 import { loadavg } from 'node:os';
-import { TASKS } from '../projections/tasks/tasks.ts';
-import { taskQuery } from '../queries/tasks/tasks.ts';
-import { createAuthenticator } from '../src/auth/authenticator.ts';
 import { leadsFeature } from '../app/features/leads.ts';
 import { sequencesFeature } from '../app/features/sequences.ts';
 import { tasksFeature } from '../app/features/tasks.ts';
+import { TASKS } from '../projections/tasks/tasks.ts';
+import { taskQuery } from '../queries/tasks/tasks.ts';
+import { createAuthenticator } from '../services/accounts/authenticator.ts';
 import type { StreamAppend } from '../src/event-store/port.ts';
 import { randomId } from '../src/ids.ts';
 import { accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';

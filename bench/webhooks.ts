@@ -15,9 +15,9 @@
  * prints the service's statements per message.
  */
 import { loadavg } from 'node:os';
-import { createAuthenticator } from '../src/auth/authenticator.ts';
-import { Semaphore } from '../src/content-api/semaphore.ts';
 import { service } from '../app/modules.ts';
+import { createAuthenticator } from '../services/accounts/authenticator.ts';
+import { Semaphore } from '../src/content-api/semaphore.ts';
 import { wakeOnCommit } from '../src/work/batch.ts';
 import { Workers } from '../src/work/workers.ts';
 import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';

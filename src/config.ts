@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { DEFAULT_KIND, KIND_PATTERN } from './content-api/article.ts';
-import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from './domain/webhooks/retry.ts';
 
 const optionalString = z
   .string()
@@ -175,12 +174,12 @@ export const configSchema = z.object({
     if (keys.some((k) => !isMasterKeyText(k))) ctx.addIssue({ code: 'custom', message: MASTER_KEY_FORM });
     return keys;
   }),
+  /** Days a webhook delivery's history is kept after its last attempt (docs/webhooks.md). */
+  WEBHOOK_HISTORY_DAYS: z.coerce.number().int().positive().default(30),
   /**
    * Seconds before each webhook delivery attempt, comma-separated: the first attempt's delay, then
    * the wait after each failure (docs/webhooks.md). Unset: the Standard Webhooks schedule.
    */
-  /** Days a webhook delivery's history is kept after its last attempt (docs/webhooks.md). */
-  WEBHOOK_HISTORY_DAYS: z.coerce.number().int().positive().default(30),
   WEBHOOK_RETRY_SCHEDULE: optionalString.transform((v, ctx) => {
     if (v === undefined) return [...DEFAULT_RETRY_SCHEDULE];
     const schedule = parseRetrySchedule(v);
@@ -190,6 +189,21 @@ export const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/**
+ * The Standard Webhooks schedule: at once, then 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h after
+ * each failure (the webhooks worker reads it from here, as WEBHOOK_RETRY_SCHEDULE's default).
+ */
+export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
+
+/** The schedule from its text, or an error message (for the configuration). */
+export function parseRetrySchedule(text: string): number[] | string {
+  const parts = text.split(',').map((p) => p.trim());
+  if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
+    return 'expected comma-separated seconds, such as 0,5,300';
+  }
+  return parts.map(Number);
+}
 
 export class ConfigError extends Error {
   constructor(readonly issues: string[]) {

@@ -4,8 +4,8 @@ import { creditLedgerProjection } from '../../projections/accounts/credit-ledger
 import { organizationsProjection } from '../../projections/accounts/organizations.ts';
 import { usersProjection } from '../../projections/accounts/users.ts';
 import { accountQueries } from '../../queries/accounts/index.ts';
-import type { Feature } from '../../src/feature.ts';
 import { accountStreams } from '../../src/domain/accounts/streams.ts';
+import type { Feature } from '../../src/feature.ts';
 
 /** Accounts: bootstrap, organizations and their credits, users, API keys. */
 export const accountsFeature: Feature = {

@@ -1,6 +1,6 @@
+import { autorunWorker } from '../../processes/autorun/worker.ts';
 import { autorunReactor } from '../../projections/autorun/autorun.ts';
 import type { Feature } from '../../src/feature.ts';
-import { autorunWorker } from '../../processes/autorun/worker.ts';
 
 /** Auto-run: columns that run by themselves on row inserts and source updates (docs/runs.md). */
 export const autorunFeature: Feature = {

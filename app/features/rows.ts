@@ -1,8 +1,8 @@
 import { rowCommands } from '../../commands/rows/index.ts';
 import { rowsProjection } from '../../projections/rows/rows.ts';
 import { rowQueries } from '../../queries/rows/index.ts';
-import type { Feature } from '../../src/feature.ts';
 import { rowBatchStream, rowStream } from '../../src/domain/rows/row-state.ts';
+import type { Feature } from '../../src/feature.ts';
 
 /** The rows of research tables: cells, their status, and the one condition evaluator. */
 export const rowsFeature: Feature = {

@@ -1,12 +1,12 @@
 import { runCommands } from '../../commands/runs/index.ts';
+import { executorDepsFrom, executorsFrom } from '../../processes/runs/executors/index.ts';
+import { runFinishWorker } from '../../processes/runs/finish-worker.ts';
+import { runWorker } from '../../processes/runs/run-worker.ts';
 import { runReactor } from '../../projections/runs/run-reactor.ts';
 import { runsProjection } from '../../projections/runs/runs.ts';
 import { runQueries } from '../../queries/runs/index.ts';
-import type { Feature } from '../../src/feature.ts';
-import { executorDepsFrom, executorsFrom } from '../../processes/runs/executors/index.ts';
-import { runFinishWorker } from '../../processes/runs/finish-worker.ts';
 import { columnRunStream, runStream } from '../../src/domain/runs/run-state.ts';
-import { runWorker } from '../../processes/runs/run-worker.ts';
+import type { Feature } from '../../src/feature.ts';
 
 /** Column runs: durable jobs over a column's eligible rows, with credits reserved and settled. */
 export const runsFeature: Feature = {

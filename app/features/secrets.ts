@@ -1,8 +1,8 @@
 import { secretCommands } from '../../commands/secrets/index.ts';
 import { secretsProjection } from '../../projections/secrets/secrets.ts';
 import { secretQueries } from '../../queries/secrets/index.ts';
-import type { Feature } from '../../src/feature.ts';
 import { secretStream } from '../../src/domain/secrets/secret-state.ts';
+import type { Feature } from '../../src/feature.ts';
 
 /**
  * Workspace secrets: write-only values, encrypted per version under data keys kept outside the log,

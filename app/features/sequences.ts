@@ -3,7 +3,6 @@ import { enrollmentsProjection } from '../../projections/sequences/enrollments.t
 import { senderAccountsProjection } from '../../projections/sequences/sender-accounts.ts';
 import { sequencesProjection } from '../../projections/sequences/sequences.ts';
 import { sequenceQueries } from '../../queries/sequences/index.ts';
-import type { Feature } from '../../src/feature.ts';
 import {
   leadEnrollmentsStream,
   routingStream,
@@ -11,6 +10,7 @@ import {
   sequenceStream,
   userSendersStream,
 } from '../../src/domain/sequences/streams.ts';
+import type { Feature } from '../../src/feature.ts';
 
 /** Sequences: outreach definitions, their state machine, enrollments of leads, sender accounts. */
 export const sequencesFeature: Feature = {

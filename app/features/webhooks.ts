@@ -1,12 +1,16 @@
 import { webhookCommands } from '../../commands/webhooks/index.ts';
+import { keyExpiryWorker } from '../../processes/webhooks/key-expiry.ts';
+import { deliveryWorker } from '../../processes/webhooks/worker.ts';
 import { deliveriesProjection } from '../../projections/webhooks/deliveries.ts';
 import { webhookReactor } from '../../projections/webhooks/reactor.ts';
 import { subscriptionsProjection } from '../../projections/webhooks/subscriptions.ts';
 import { webhookQueries } from '../../queries/webhooks/index.ts';
+import {
+  attemptLogStream,
+  deliveryStream,
+  subscriptionStream,
+} from '../../src/domain/webhooks/subscription-state.ts';
 import type { Feature } from '../../src/feature.ts';
-import { keyExpiryWorker } from '../../processes/webhooks/key-expiry.ts';
-import { attemptLogStream, deliveryStream, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
-import { deliveryWorker } from '../../processes/webhooks/worker.ts';
 
 /**
  * Webhook subscriptions (Standard Webhooks): the events of an organization, signed, delivered from

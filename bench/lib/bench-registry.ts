@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { compose } from '../../src/feature.ts';
 import { features } from '../../app/modules.ts';
+import { compose } from '../../src/feature.ts';
 import { defineStream } from '../../src/stream.ts';
 import { BENCH_EVENT_TYPE } from './bench-event.ts';
 

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { contentHash } from '../../services/content/article.ts';
+import { contentHash } from '../../src/domain/content/article.ts';
 import '../../src/domain/columns/events.ts';
-import { columnStream } from '../../src/domain/columns/column-state.ts';
-import { articleStream } from '../../services/content/article.ts';
 import { service } from '../../app/modules.ts';
+import { columnStream } from '../../src/domain/columns/column-state.ts';
+import { articleStream } from '../../src/domain/content/article.ts';
 
 /**
  * The log the rebuild benchmark replays: content syncs and column edits interleaved, as a service

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { usersProjection } from '../../projections/accounts/users.ts';
-import { handleCommand } from '../../src/command.ts';
 import { memberPath, newUserId, readMember, userDataSchema } from '../../services/accounts/members.ts';
+import { handleCommand } from '../../src/command.ts';
 import { emailReservationStream, userStream } from '../../src/domain/accounts/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

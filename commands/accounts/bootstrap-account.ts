@@ -3,16 +3,17 @@ import { z } from 'zod';
 import { apiKeysProjection } from '../../projections/accounts/api-keys.ts';
 import { organizationsProjection } from '../../projections/accounts/organizations.ts';
 import { usersProjection } from '../../projections/accounts/users.ts';
-import { withEmailLock } from '../../src/auth/account-locks.ts';
-import { newKeyId } from '../../src/auth/keys.ts';
-import { hashPassword, verifyPassword } from '../../src/auth/password.ts';
-import { SCOPES } from '../../src/auth/scopes.ts';
-import { handleCommand, loadState } from '../../src/command.ts';
 import {
   keyMetadataFromLog,
   organizationFromLog,
   userDataFromLog,
 } from '../../services/accounts/log-views.ts';
+import { keyMetadataSchema, organizationSchema, userDataSchema } from '../../services/accounts/views.ts';
+import { withEmailLock } from '../../src/auth/account-locks.ts';
+import { newKeyId } from '../../src/auth/keys.ts';
+import { hashPassword, verifyPassword } from '../../src/auth/password.ts';
+import { SCOPES } from '../../src/auth/scopes.ts';
+import { handleCommand, loadState } from '../../src/command.ts';
 import {
   type BootstrapAttempt,
   emailReservationStream,
@@ -20,7 +21,6 @@ import {
   takeoverAllowed,
   userStream,
 } from '../../src/domain/accounts/streams.ts';
-import { keyMetadataSchema, organizationSchema, userDataSchema } from '../../services/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata } from '../../src/event-store/port.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';

@@ -1,12 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { apiKeysProjection } from '../../projections/accounts/api-keys.ts';
+import { keyMetadataFromLog } from '../../services/accounts/log-views.ts';
+import { keyMetadataSchema, keyPath } from '../../services/accounts/views.ts';
 import { generateKey } from '../../src/auth/keys.ts';
 import { SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { handleCommand } from '../../src/command.ts';
-import { keyMetadataFromLog } from '../../services/accounts/log-views.ts';
 import { apiKeyStream } from '../../src/domain/accounts/streams.ts';
-import { keyMetadataSchema, keyPath } from '../../services/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { authStateFor } from '../../services/accounts/authenticator.ts';
+import { keyNotFound, keyParams, readKey, readOrganizationKeys } from '../../services/accounts/views.ts';
 import { withOrganizationKeysLock } from '../../src/auth/account-locks.ts';
-import { authStateFor } from '../../src/auth/authenticator.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
 import { apiKeyStream } from '../../src/domain/accounts/streams.ts';
-import { keyNotFound, keyParams, readKey, readOrganizationKeys } from '../../services/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';

@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { COLUMNS, columnsProjection } from '../../projections/columns/columns.ts';
+import {
+  loadTriggerColumns,
+  refuseRetriggerCycle,
+  triggerColumn,
+} from '../../services/columns/retrigger-cycle.ts';
+import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts';
+import { sequencesNamed } from '../../services/sequences/column-sequences.ts';
+import { loadTableForWrite, tableOrganizations } from '../../services/tables/load.ts';
 import { type CommandResult, handleCommand } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { withSessionLock } from '../../src/db/session-lock.ts';
@@ -26,14 +34,7 @@ import {
   OriginSchema,
   PositionSchema,
 } from '../../src/domain/columns/fields.ts';
-import {
-  loadTriggerColumns,
-  refuseRetriggerCycle,
-  triggerColumn,
-} from '../../services/columns/retrigger-cycle.ts';
-import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts';
-import { sequencesNamed } from '../../services/sequences/column-sequences.ts';
-import { loadTableForWrite, tableNotFound, tableOrganizations } from '../../services/tables/access.ts';
+import { tableNotFound } from '../../src/domain/tables/access.ts';
 import { newColumnId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { columnMembers, tableStream } from '../../src/domain/tables/table-state.ts';

@@ -1,15 +1,11 @@
 import { z } from 'zod';
 import { columnsProjection } from '../../projections/columns/columns.ts';
+import { loadTableForWrite } from '../../services/tables/load.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
 import { type ColumnState, columnStream } from '../../src/domain/columns/column-state.ts';
 import { configRefs } from '../../src/domain/columns/config/index.ts';
 import { refersTo } from '../../src/domain/columns/references.ts';
-import {
-  columnNotFound,
-  loadTableForWrite,
-  memberColumn,
-  tableNotFound,
-} from '../../services/tables/access.ts';
+import { columnNotFound, memberColumn, tableNotFound } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { type TableColumn, type TableState, tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError, formatPath } from '../../src/errors.ts';

@@ -1,5 +1,13 @@
 import { z } from 'zod';
 import { columnsProjection } from '../../projections/columns/columns.ts';
+import {
+  loadTriggerColumns,
+  refuseRetriggerCycle,
+  triggerColumn,
+} from '../../services/columns/retrigger-cycle.ts';
+import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts';
+import { sequencesNamed } from '../../services/sequences/column-sequences.ts';
+import { loadTableForWriteWith, tableOrganizations } from '../../services/tables/load.ts';
 import { handleCommand } from '../../src/command.ts';
 import { columnStream } from '../../src/domain/columns/column-state.ts';
 import { type ConfigContext, validateColumnConfig } from '../../src/domain/columns/config/index.ts';
@@ -18,19 +26,7 @@ import {
   LabelSchema,
   PositionSchema,
 } from '../../src/domain/columns/fields.ts';
-import {
-  loadTriggerColumns,
-  refuseRetriggerCycle,
-  triggerColumn,
-} from '../../services/columns/retrigger-cycle.ts';
-import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts';
-import { sequencesNamed } from '../../services/sequences/column-sequences.ts';
-import {
-  columnNotFound,
-  loadTableForWriteWith,
-  memberColumn,
-  tableOrganizations,
-} from '../../services/tables/access.ts';
+import { columnNotFound, memberColumn } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { columnMembers } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';

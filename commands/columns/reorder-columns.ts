@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { columnsProjection } from '../../projections/columns/columns.ts';
+import { loadTableForWrite } from '../../services/tables/load.ts';
 import { handleCommand } from '../../src/command.ts';
 import { columnStream } from '../../src/domain/columns/column-state.ts';
 import { type Column, ColumnSchema } from '../../src/domain/columns/fields.ts';
-import { columnNotFound, loadTableForWrite } from '../../services/tables/access.ts';
+import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { AppError, type FieldError } from '../../src/errors.ts';
 import type { Position } from '../../src/event-store/port.ts';

@@ -1,6 +1,6 @@
 import { leadsProjection } from '../../projections/leads/leads.ts';
-import { leadView } from '../../services/leads/access.ts';
 import { LeadIdentity } from '../../services/leads/identity.ts';
+import { leadView } from '../../src/domain/leads/access.ts';
 import { normaliseOrRefuse } from '../../src/domain/leads/lead.ts';
 import { CreatedLeadSchema, CreateLeadBody } from '../../src/domain/leads/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { leadsProjection } from '../../projections/leads/leads.ts';
-import { handleCommand } from '../../src/command.ts';
-import { leadNotFound, leadView, loadLeadForWrite } from '../../services/leads/access.ts';
-import type { LeadEvent } from '../../src/domain/leads/events.ts';
 import { LeadIdentity } from '../../services/leads/identity.ts';
+import { loadLeadForWrite } from '../../services/leads/load.ts';
+import { handleCommand } from '../../src/command.ts';
+import { leadNotFound, leadView } from '../../src/domain/leads/access.ts';
+import type { LeadEvent } from '../../src/domain/leads/events.ts';
 import { LEAD_FIELDS, type LeadFields, normaliseOrRefuse } from '../../src/domain/leads/lead.ts';
 import { leadStream } from '../../src/domain/leads/lead-state.ts';
 import { LeadParams, LeadSchema, PatchLeadBody } from '../../src/domain/leads/schemas.ts';

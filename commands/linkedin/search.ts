@@ -1,5 +1,5 @@
-import { LinkedinSearchAnswer, LinkedinSearchBody } from '../../src/domain/linkedin/schemas.ts';
 import { providerLookup } from '../../services/search/lookup.ts';
+import { LinkedinSearchAnswer, LinkedinSearchBody } from '../../src/domain/linkedin/schemas.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 
 /** POST /api/linkedin/search: people or companies on LinkedIn, through the LinkedIn data provider. */

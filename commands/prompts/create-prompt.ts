@@ -1,7 +1,7 @@
 import { promptsProjection } from '../../projections/prompts/prompts.ts';
-import { handleCommand } from '../../src/command.ts';
-import { newPromptId } from '../../services/prompts/access.ts';
 import { movePromptNameOf } from '../../services/prompts/names.ts';
+import { handleCommand } from '../../src/command.ts';
+import { newPromptId } from '../../src/domain/prompts/access.ts';
 import { latestVersion, promptStream, promptView } from '../../src/domain/prompts/prompt-state.ts';
 import { CreatePromptBody, PromptSchema } from '../../src/domain/prompts/schemas.ts';
 import {

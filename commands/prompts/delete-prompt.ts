@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { promptsProjection } from '../../projections/prompts/prompts.ts';
-import { handleCommand } from '../../src/command.ts';
-import { loadPromptForWrite, promptNotFound } from '../../services/prompts/access.ts';
 import { columnsUsingPrompt, type PromptReferrer } from '../../services/prompts/column-templates.ts';
+import { loadPromptForWrite } from '../../services/prompts/load.ts';
 import { movePromptNameOf } from '../../services/prompts/names.ts';
+import { handleCommand } from '../../src/command.ts';
+import { promptNotFound } from '../../src/domain/prompts/access.ts';
 import { latestVersion, promptStream } from '../../src/domain/prompts/prompt-state.ts';
 import { PromptParams } from '../../src/domain/prompts/schemas.ts';
 import { AppError } from '../../src/errors.ts';

@@ -1,8 +1,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { promptsProjection } from '../../projections/prompts/prompts.ts';
-import { handleCommand } from '../../src/command.ts';
-import { loadPromptForWrite, promptNotFound } from '../../services/prompts/access.ts';
+import { loadPromptForWrite } from '../../services/prompts/load.ts';
 import { movePromptNameOf } from '../../services/prompts/names.ts';
+import { handleCommand } from '../../src/command.ts';
+import { promptNotFound } from '../../src/domain/prompts/access.ts';
 import { latestVersion, promptStream, promptView } from '../../src/domain/prompts/prompt-state.ts';
 import { PromptParams, PromptSchema, UpdatePromptBody } from '../../src/domain/prompts/schemas.ts';
 import {

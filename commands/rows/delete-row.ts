@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { rowsProjection } from '../../projections/rows/rows.ts';
+import { insertedRows } from '../../services/rows/load.ts';
+import { loadTableForWrite } from '../../services/tables/load.ts';
 import { handleCommand } from '../../src/command.ts';
 import { rowNotFound } from '../../src/domain/rows/access.ts';
 import { isRowId } from '../../src/domain/rows/ids.ts';
-import { insertedRows } from '../../services/rows/load.ts';
 import { rowStream } from '../../src/domain/rows/row-state.ts';
 import { RowParams } from '../../src/domain/rows/schemas.ts';
-import { loadTableForWrite } from '../../services/tables/access.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';

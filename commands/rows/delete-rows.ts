@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { rowsProjection } from '../../projections/rows/rows.ts';
+import { insertedRows } from '../../services/rows/load.ts';
+import { loadTableForWrite } from '../../services/tables/load.ts';
 import { handleCommandBatch } from '../../src/command-batch.ts';
 import { isRowId } from '../../src/domain/rows/ids.ts';
-import { insertedRows } from '../../services/rows/load.ts';
 import { rowStream } from '../../src/domain/rows/row-state.ts';
 import { RowIdsSchema } from '../../src/domain/rows/schemas.ts';
-import { loadTableForWrite } from '../../services/tables/access.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

@@ -1,16 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { rowsProjection } from '../../projections/rows/rows.ts';
+import { insertedRows } from '../../services/rows/load.ts';
+import { loadTableForWrite } from '../../services/tables/load.ts';
 import { handleCommand } from '../../src/command.ts';
 import { etagOf, ifMatchRevision } from '../../src/domain/columns/etag.ts';
 import { invalidInput, rowNotFound } from '../../src/domain/rows/access.ts';
 import { checkCells, columnsByKey, type RowColumn, writtenStatuses } from '../../src/domain/rows/cells.ts';
 import { isRowId } from '../../src/domain/rows/ids.ts';
-import { insertedRows } from '../../services/rows/load.ts';
 import { rowStream, rowVersion } from '../../src/domain/rows/row-state.ts';
 import { CellsSchema, RowParams, RowSchema } from '../../src/domain/rows/schemas.ts';
 import { rowView } from '../../src/domain/rows/view.ts';
-import { loadTableForWrite } from '../../services/tables/access.ts';
 import { AppError } from '../../src/errors.ts';
 import { WrongExpectedRevisionError } from '../../src/event-store/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

@@ -1,3 +1,4 @@
+import { runConcurrency } from '../../processes/runs/executors/index.ts';
 import { ROWS } from '../../projections/rows/rows.ts';
 import { runsProjection } from '../../projections/runs/runs.ts';
 import { eligibility, type RunScope } from '../../queries/rows/eligibility.ts';
@@ -8,9 +9,8 @@ import { creditsPerRow } from '../../src/credits/prices.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
 import { reserveCredits } from '../../src/domain/runs/credits.ts';
 import type { RunCreatedData, RunTrigger } from '../../src/domain/runs/events.ts';
-import { runConcurrency } from '../../processes/runs/executors/index.ts';
 import { claimColumn, columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
-import { columnNotFound } from '../../services/tables/access.ts';
+import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';

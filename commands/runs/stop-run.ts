@@ -1,7 +1,7 @@
+import { flagStop } from '../../processes/runs/run-outbox.ts';
 import { CREDIT_LEDGER } from '../../projections/accounts/credit-ledger.ts';
 import { loadState } from '../../src/command.ts';
 import { settleCredits } from '../../src/domain/runs/credits.ts';
-import { flagStop } from '../../processes/runs/run-outbox.ts';
 import { columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import type { AppDeps } from '../../src/http/app.ts';

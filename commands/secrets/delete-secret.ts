@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { secretsProjection } from '../../projections/secrets/secrets.ts';
+import { secretsFor } from '../../services/secrets/vault.ts';
 import { handleCommand } from '../../src/command.ts';
 import { SecretParams } from '../../src/domain/secrets/schemas.ts';
 import { secretNotFound, secretStream } from '../../src/domain/secrets/secret-state.ts';
-import { secretsFor } from '../../services/secrets/vault.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';

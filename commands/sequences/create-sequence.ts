@@ -1,13 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { sequencesProjection } from '../../projections/sequences/sequences.ts';
+import { checkSequenceReferences, loadSequenceForWrite } from '../../services/sequences/load.ts';
 import { handleCommand } from '../../src/command.ts';
-import {
-  checkSequenceReferences,
-  loadSequenceForWrite,
-  newSequenceId,
-  sequencePath,
-  sequenceView,
-} from '../../services/sequences/access.ts';
+import { newSequenceId, sequencePath, sequenceView } from '../../src/domain/sequences/access.ts';
 import type { SequenceEvent, SequenceStep } from '../../src/domain/sequences/events.ts';
 import { CreateSequenceBody, SequenceParams, SequenceSchema } from '../../src/domain/sequences/schemas.ts';
 import { sequenceStream } from '../../src/domain/sequences/streams.ts';

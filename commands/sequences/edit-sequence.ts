@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ENROLLMENTS } from '../../projections/sequences/enrollments.ts';
-import { checkSequenceReferences, sequenceView } from '../../services/sequences/access.ts';
+import { checkSequenceReferences } from '../../services/sequences/load.ts';
+import { sequenceView } from '../../src/domain/sequences/access.ts';
 import type { SequenceEvent, SequenceStep } from '../../src/domain/sequences/events.ts';
 import { SEQUENCE_MACHINE, transition } from '../../src/domain/sequences/machines.ts';
 import { PatchSequenceBody, SequenceParams, SequenceSchema } from '../../src/domain/sequences/schemas.ts';

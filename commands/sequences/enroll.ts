@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { enrollmentsProjection } from '../../projections/sequences/enrollments.ts';
 import { isMemberOf } from '../../services/accounts/members.ts';
-import { badReference, loadSequenceForWrite } from '../../services/sequences/access.ts';
 import { enrollLead, invalidSender, sendersFor } from '../../services/sequences/enroll.ts';
+import { loadSequenceForWrite } from '../../services/sequences/load.ts';
+import { badReference } from '../../src/domain/sequences/access.ts';
 import { EnrollBody, EnrollOutcomeSchema, SequenceParams } from '../../src/domain/sequences/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import type { Position } from '../../src/event-store/port.ts';

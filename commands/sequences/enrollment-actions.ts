@@ -1,6 +1,6 @@
 import { enrollmentsProjection } from '../../projections/sequences/enrollments.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
-import { enrollmentView } from '../../services/sequences/access.ts';
+import { enrollmentView } from '../../src/domain/sequences/access.ts';
 import type { LeadEnrollmentEvent } from '../../src/domain/sequences/events.ts';
 import {
   ENROLLMENT_MACHINE,

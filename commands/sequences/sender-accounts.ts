@@ -1,22 +1,22 @@
 import { z } from 'zod';
 import { senderAccountsProjection } from '../../projections/sequences/sender-accounts.ts';
-import { handleCommand } from '../../src/command.ts';
 import { isMemberOf } from '../../services/accounts/members.ts';
+import { loadSenderForWrite } from '../../services/sequences/load.ts';
+import { addSenderAccount } from '../../services/sequences/senders.ts';
+import { handleCommand } from '../../src/command.ts';
 import { normaliseEmail } from '../../src/domain/leads/normalise.ts';
 import {
   badReference,
-  loadSenderForWrite,
   newSenderAccountId,
   senderAccountPath,
   senderView,
-} from '../../services/sequences/access.ts';
+} from '../../src/domain/sequences/access.ts';
 import type { SenderAccountEvent } from '../../src/domain/sequences/events.ts';
 import {
   CreateSenderAccountBody,
   SenderAccountParams,
   SenderAccountSchema,
 } from '../../src/domain/sequences/schemas.ts';
-import { addSenderAccount } from '../../services/sequences/senders.ts';
 import { senderAccountStream } from '../../src/domain/sequences/streams.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { sequencesProjection } from '../../projections/sequences/sequences.ts';
+import { loadSequenceForWrite } from '../../services/sequences/load.ts';
 import { handleCommand } from '../../src/command.ts';
-import { loadSequenceForWrite } from '../../services/sequences/access.ts';
 import type { SequenceEvent } from '../../src/domain/sequences/events.ts';
 import { type SequenceState, sequenceStream } from '../../src/domain/sequences/streams.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

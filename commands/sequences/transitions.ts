@@ -1,4 +1,4 @@
-import { sequenceView } from '../../services/sequences/access.ts';
+import { sequenceView } from '../../src/domain/sequences/access.ts';
 import type { SequenceEvent } from '../../src/domain/sequences/events.ts';
 import { SEQUENCE_MACHINE, type SequenceAction, transition } from '../../src/domain/sequences/machines.ts';
 import { SequenceParams, SequenceSchema } from '../../src/domain/sequences/schemas.ts';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { tablesProjection } from '../../projections/tables/tables.ts';
+import { loadTableForWrite } from '../../services/tables/load.ts';
 import { handleCommand } from '../../src/command.ts';
-import { loadTableForWrite, tableNotFound } from '../../services/tables/access.ts';
+import { tableNotFound } from '../../src/domain/tables/access.ts';
 import { TableNameSchema, TableParams, TableSchema } from '../../src/domain/tables/schemas.ts';
 import { tableStream, tableView } from '../../src/domain/tables/table-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

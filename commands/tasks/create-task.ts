@@ -1,10 +1,10 @@
 import { tasksProjection } from '../../projections/tasks/tasks.ts';
-import { handleCommand, loadState } from '../../src/command.ts';
 import { isMemberOf } from '../../services/accounts/members.ts';
-import { isLeadId } from '../../services/leads/identity.ts';
+import { handleCommand, loadState } from '../../src/command.ts';
+import { isLeadId } from '../../src/domain/leads/identity.ts';
 import { leadStream } from '../../src/domain/leads/lead-state.ts';
-import { badReference } from '../../services/sequences/access.ts';
-import { newTaskId, taskView } from '../../services/tasks/access.ts';
+import { badReference } from '../../src/domain/sequences/access.ts';
+import { newTaskId, taskView } from '../../src/domain/tasks/access.ts';
 import type { TaskEvent } from '../../src/domain/tasks/events.ts';
 import { CreateTaskBody, TaskSchema } from '../../src/domain/tasks/schemas.ts';
 import { taskStream } from '../../src/domain/tasks/task.ts';

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { tasksProjection } from '../../projections/tasks/tasks.ts';
+import { loadTaskForWrite } from '../../services/tasks/load.ts';
 import { handleCommand } from '../../src/command.ts';
-import { loadTaskForWrite, taskNotFound, taskView } from '../../services/tasks/access.ts';
+import { taskNotFound, taskView } from '../../src/domain/tasks/access.ts';
 import type { TaskEdit, TaskEvent } from '../../src/domain/tasks/events.ts';
 import { PatchTaskBody, TaskParams, TaskSchema } from '../../src/domain/tasks/schemas.ts';
 import { isDone, type TaskState, taskStream } from '../../src/domain/tasks/task.ts';

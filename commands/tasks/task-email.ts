@@ -1,16 +1,17 @@
+import { draftWithLlm } from '../../processes/tasks/llm-draft.ts';
 import { tasksProjection } from '../../projections/tasks/tasks.ts';
+import { sendersFor } from '../../services/sequences/enroll.ts';
+import { loadTaskForWrite } from '../../services/tasks/load.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
 import { leadStream } from '../../src/domain/leads/lead-state.ts';
-import { sendersFor } from '../../services/sequences/enroll.ts';
 import {
   leadEnrollmentsStream,
   senderAccountStream,
   sequenceStream,
 } from '../../src/domain/sequences/streams.ts';
-import { loadTaskForWrite, taskView } from '../../services/tasks/access.ts';
+import { taskView } from '../../src/domain/tasks/access.ts';
 import { leadFields, renderForLead } from '../../src/domain/tasks/draft.ts';
 import type { TaskEvent } from '../../src/domain/tasks/events.ts';
-import { draftWithLlm } from '../../processes/tasks/llm-draft.ts';
 import { ScheduleEmailBody, TaskParams, TaskSchema } from '../../src/domain/tasks/schemas.ts';
 import { isDone, type TaskState, taskStream } from '../../src/domain/tasks/task.ts';
 import { AppError } from '../../src/errors.ts';

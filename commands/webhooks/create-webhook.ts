@@ -1,9 +1,9 @@
 import { subscriptionsProjection } from '../../projections/webhooks/subscriptions.ts';
+import { sealSigningSecret } from '../../services/webhooks/secret-box.ts';
 import { handleCommand } from '../../src/command.ts';
-import { webhookView } from '../../services/webhooks/access.ts';
+import { webhookView } from '../../src/domain/webhooks/access.ts';
 import type { SealedSecret } from '../../src/domain/webhooks/events.ts';
 import { CreateWebhookBody, WebhookWithSecret, webhookPath } from '../../src/domain/webhooks/schemas.ts';
-import { sealSigningSecret } from '../../services/webhooks/secret-box.ts';
 import { newSigningSecret } from '../../src/domain/webhooks/signing.ts';
 import { newSubscriptionId, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { AppError } from '../../src/errors.ts';

@@ -1,11 +1,11 @@
 import { z } from 'zod';
+import { forgetSubscription } from '../../processes/webhooks/subscription-cache.ts';
 import { subscriptionsProjection } from '../../projections/webhooks/subscriptions.ts';
+import { loadSubscription } from '../../services/webhooks/load.ts';
+import { destroySigningKeys } from '../../services/webhooks/secret-box.ts';
 import { handleCommand } from '../../src/command.ts';
-import { loadSubscription } from '../../services/webhooks/access.ts';
 import { DELIVERY_KIND } from '../../src/domain/webhooks/messages.ts';
 import { WebhookParams } from '../../src/domain/webhooks/schemas.ts';
-import { destroySigningKeys } from '../../services/webhooks/secret-box.ts';
-import { forgetSubscription } from '../../processes/webhooks/subscription-cache.ts';
 import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

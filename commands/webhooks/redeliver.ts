@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { loadSubscription } from '../../services/webhooks/access.ts';
+import { loadSubscription } from '../../services/webhooks/load.ts';
 import { DELIVERY_KIND, deliveryItemId } from '../../src/domain/webhooks/messages.ts';
 import { DeliveryParams, ReplayBody, WebhookParams } from '../../src/domain/webhooks/schemas.ts';
 import { AppError } from '../../src/errors.ts';

@@ -1,11 +1,11 @@
+import { forgetSubscription } from '../../processes/webhooks/subscription-cache.ts';
 import { subscriptionsProjection } from '../../projections/webhooks/subscriptions.ts';
+import { loadSubscription, viewWithHealth } from '../../services/webhooks/load.ts';
+import { sealSigningSecret } from '../../services/webhooks/secret-box.ts';
 import { handleCommand } from '../../src/command.ts';
-import { loadSubscription, viewWithHealth } from '../../services/webhooks/access.ts';
 import type { SealedSecret } from '../../src/domain/webhooks/events.ts';
 import { WebhookParams, WebhookWithSecret } from '../../src/domain/webhooks/schemas.ts';
-import { sealSigningSecret } from '../../services/webhooks/secret-box.ts';
 import { newSigningSecret } from '../../src/domain/webhooks/signing.ts';
-import { forgetSubscription } from '../../processes/webhooks/subscription-cache.ts';
 import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { loadSubscription } from '../../services/webhooks/access.ts';
 import { attemptMessage } from '../../processes/webhooks/attempt.ts';
+import { loadSubscription } from '../../services/webhooks/load.ts';
 import { catalogueEntry, payloadOf } from '../../src/domain/webhooks/catalogue.ts';
 import { sampleOf } from '../../src/domain/webhooks/sample.ts';
 import { AttemptSchema, TestBody, WebhookParams } from '../../src/domain/webhooks/schemas.ts';

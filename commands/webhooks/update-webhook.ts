@@ -1,8 +1,8 @@
-import { subscriptionsProjection } from '../../projections/webhooks/subscriptions.ts';
-import { handleCommand } from '../../src/command.ts';
-import { loadSubscription, viewWithHealth } from '../../services/webhooks/access.ts';
-import { PatchWebhookBody, WebhookParams, WebhookSchema } from '../../src/domain/webhooks/schemas.ts';
 import { forgetSubscription } from '../../processes/webhooks/subscription-cache.ts';
+import { subscriptionsProjection } from '../../projections/webhooks/subscriptions.ts';
+import { loadSubscription, viewWithHealth } from '../../services/webhooks/load.ts';
+import { handleCommand } from '../../src/command.ts';
+import { PatchWebhookBody, WebhookParams, WebhookSchema } from '../../src/domain/webhooks/schemas.ts';
 import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

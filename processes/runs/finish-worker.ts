@@ -1,10 +1,10 @@
 import { AUTORUN_KIND } from '../../projections/autorun/autorun.ts';
-import type { WorkerFactory } from '../../src/feature.ts';
-import { dueNow } from '../../src/work/groups.ts';
 import { settleCredits } from '../../src/domain/runs/credits.ts';
 import type { RunCreatedData, RunEvent, RunFinishedData } from '../../src/domain/runs/events.ts';
-import { forgetRun } from './run-outbox.ts';
 import { columnRunStream, eventIdOf, RUN_FINISH, runStream } from '../../src/domain/runs/run-state.ts';
+import type { WorkerFactory } from '../../src/feature.ts';
+import { dueNow } from '../../src/work/groups.ts';
+import { forgetRun } from './run-outbox.ts';
 
 /** How a run ended, from its rows' outcomes. */
 export function finalStatus(

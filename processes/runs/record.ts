@@ -1,9 +1,9 @@
 import { cutText } from '../../src/db/storable-text.ts';
-import type { EventStore, NewEvent, StreamAppend } from '../../src/event-store/port.ts';
 import type { CellStatusValue, ChangedStatus } from '../../src/domain/rows/events.ts';
 import { rowStream } from '../../src/domain/rows/row-state.ts';
 import type { RunRowFinishedData, RunRowsData } from '../../src/domain/runs/events.ts';
 import { eventIdOf } from '../../src/domain/runs/run-state.ts';
+import type { EventStore, NewEvent, StreamAppend } from '../../src/event-store/port.ts';
 
 /**
  * The events a run records about its rows. On the run's own stream: its rows `queued` (a step of rows

@@ -1,18 +1,18 @@
 import { COLUMNS, type ColumnRow } from '../../projections/columns/columns.ts';
+import { secretsFor } from '../../services/secrets/vault.ts';
 import { backoffMs } from '../../src/db/backoff.ts';
 import { cutText, storableText } from '../../src/db/storable-text.ts';
+import { cellValue } from '../../src/domain/runs/cell-value.ts';
+import { rowCharge } from '../../src/domain/runs/credits.ts';
+import type { RunCreatedData, RunRowFinishedData } from '../../src/domain/runs/events.ts';
+import { rowIdempotencyKey } from '../../src/domain/runs/run-state.ts';
 import { AppError } from '../../src/errors.ts';
 import type { AppDeps } from '../../src/http/app.ts';
 import { inputIssues } from '../../src/http/input-guard.ts';
 import { MAX_THROWS } from '../../src/work/worker.ts';
-import { secretsFor } from '../../services/secrets/vault.ts';
-import { cellValue } from '../../src/domain/runs/cell-value.ts';
-import { rowCharge } from '../../src/domain/runs/credits.ts';
-import type { RunCreatedData, RunRowFinishedData } from '../../src/domain/runs/events.ts';
 import type { ExecutionOutcome, Executor, RunColumn } from './executor.ts';
 import { SKIP_CODES } from './executors/index.ts';
 import { runRowWriter } from './row-writer.ts';
-import { rowIdempotencyKey } from '../../src/domain/runs/run-state.ts';
 
 /** Picks the executor of a column's provider (src/domain/runs/executors/: `executorsFrom`). */
 export type ExecutorFor = (config: Readonly<Record<string, unknown>>) => Executor;

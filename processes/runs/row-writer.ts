@@ -1,7 +1,7 @@
 import { insertRowsAs } from '../../commands/rows/insert-rows.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { batchIdFor } from '../../src/domain/rows/ids.ts';
 import type { RunCreatedData } from '../../src/domain/runs/events.ts';
+import type { AppDeps } from '../../src/http/app.ts';
 import type { RowWriter } from './executor.ts';
 
 /**

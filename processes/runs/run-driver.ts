@@ -1,6 +1,6 @@
 import { ROWS } from '../../projections/rows/rows.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import type { RunCreatedData } from '../../src/domain/runs/events.ts';
+import type { AppDeps } from '../../src/http/app.ts';
 import { cellsLogged, queuedEvent, type RowStep, RUN_STOPPED, skippedResult } from './record.ts';
 import type { RowResult } from './row-call.ts';
 import type { RunLog } from './run-log.ts';

@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { backoffMs } from '../../src/db/backoff.ts';
+import type { RunCreatedData } from '../../src/domain/runs/events.ts';
+import { runStream } from '../../src/domain/runs/run-state.ts';
 import { IdempotencyConflictError, InvalidEventError } from '../../src/event-store/errors.ts';
 import type { NewEvent, StreamAppend } from '../../src/event-store/port.ts';
 import type { AppDeps } from '../../src/http/app.ts';
-import type { RunCreatedData } from '../../src/domain/runs/events.ts';
 import { finishedCell, finishedEvent, type LoggedCell, startedEvent, VALUE_NOT_RECORDED } from './record.ts';
 import type { RowResult } from './row-call.ts';
 import { dropResults } from './run-outbox.ts';
 import { runRetries } from './run-retries.ts';
-import { runStream } from '../../src/domain/runs/run-state.ts';
 
 /**
  * Results held for one append at most this long after the first of them came in... Every append is a

@@ -1,11 +1,11 @@
 import { setMaxListeners } from 'node:events';
+import { RUN_QUEUE } from '../../src/domain/runs/run-state.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
 import type { AppDeps } from '../../src/http/app.ts';
 import { type ExecutorFor, rowCaller, tableColumns } from './row-call.ts';
 import { RunDriver } from './run-driver.ts';
 import { readRunLog } from './run-log.ts';
 import { runRetries } from './run-retries.ts';
-import { RUN_QUEUE } from '../../src/domain/runs/run-state.ts';
 
 /**
  * Runs driven at once by one process (each with its own concurrency of calls, up to 64): a long run

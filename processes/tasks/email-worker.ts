@@ -2,13 +2,13 @@ import { createTransport } from 'nodemailer';
 import { TASK_EMAIL_KIND } from '../../projections/tasks/task-emails.ts';
 import { TASKS, tasksProjection } from '../../projections/tasks/tasks.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
+import { senderAccountStream } from '../../src/domain/sequences/streams.ts';
+import type { TaskEvent } from '../../src/domain/tasks/events.ts';
+import { isDone, type TaskState, taskStream } from '../../src/domain/tasks/task.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
 import type { AppDeps } from '../../src/http/app.ts';
 import type { WorkItem } from '../../src/work/queue.ts';
 import type { Outcome } from '../../src/work/worker.ts';
-import { senderAccountStream } from '../../src/domain/sequences/streams.ts';
-import type { TaskEvent } from '../../src/domain/tasks/events.ts';
-import { isDone, type TaskState, taskStream } from '../../src/domain/tasks/task.ts';
 
 const DAY_MS = 24 * 3_600_000;
 

@@ -2,14 +2,18 @@ import { createTask } from '../../commands/tasks/create-task.ts';
 import { ENROLLMENTS } from '../../projections/sequences/enrollments.ts';
 import { SEQUENCE_TASKS_KIND, type SequenceTaskWork } from '../../projections/tasks/sequence-tasks.ts';
 import { handleCommand, loadStates } from '../../src/command.ts';
+import { recordStepDone } from '../../src/domain/sequences/progress.ts';
+import {
+  leadEnrollmentsStream,
+  parseEnrollmentId,
+  sequenceStream,
+} from '../../src/domain/sequences/streams.ts';
+import { taskStream } from '../../src/domain/tasks/task.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
 import type { AppDeps } from '../../src/http/app.ts';
 import { derivedId } from '../../src/ids.ts';
 import { enqueue, type WorkItem } from '../../src/work/queue.ts';
 import type { Outcome } from '../../src/work/worker.ts';
-import { recordStepDone } from '../../src/domain/sequences/progress.ts';
-import { leadEnrollmentsStream, parseEnrollmentId, sequenceStream } from '../../src/domain/sequences/streams.ts';
-import { taskStream } from '../../src/domain/tasks/task.ts';
 
 const DAY_MS = 24 * 3_600_000;
 

@@ -1,10 +1,10 @@
-import type { EventStore, StreamAppendOutcome } from '../../src/event-store/port.ts';
-import { groupBy } from '../../src/group-by.ts';
-import { GroupCommit } from '../../src/group-commit.ts';
 import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 import { CLAIMED_PER_SUBSCRIPTION } from '../../src/domain/webhooks/messages.ts';
 import { uuidOf } from '../../src/domain/webhooks/signing.ts';
 import { attemptLogStream } from '../../src/domain/webhooks/subscription-state.ts';
+import type { EventStore, StreamAppendOutcome } from '../../src/event-store/port.ts';
+import { groupBy } from '../../src/group-by.ts';
+import { GroupCommit } from '../../src/group-commit.ts';
 
 /** One attempt's record with its deterministic id (the work item and its claim). */
 export interface AttemptRecord {

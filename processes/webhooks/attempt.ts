@@ -1,11 +1,11 @@
-import type { AppDeps } from '../../src/http/app.ts';
+import { openSigningSecret } from '../../services/webhooks/secret-box.ts';
 import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 import type { DeliveryPayload } from '../../src/domain/webhooks/messages.ts';
 import { nextAttemptAt, retryAfterSeconds } from '../../src/domain/webhooks/retry.ts';
-import { openSigningSecret } from '../../services/webhooks/secret-box.ts';
-import { postMessage, truncate } from './send.ts';
 import { webhookHeaders } from '../../src/domain/webhooks/signing.ts';
 import { type SubscriptionState, statusOf } from '../../src/domain/webhooks/subscription-state.ts';
+import type { AppDeps } from '../../src/http/app.ts';
+import { postMessage, truncate } from './send.ts';
 
 /** The secrets a message is signed with now: the current one, and the previous one for 24 h after a rotation. */
 export async function signingSecrets(deps: AppDeps, sub: SubscriptionState, now: Date): Promise<string[]> {

@@ -1,11 +1,11 @@
 import { HEALTH } from '../../projections/webhooks/deliveries.ts';
 import { handleCommand } from '../../src/command.ts';
-import type { AppDeps } from '../../src/http/app.ts';
-import { dueNow } from '../../src/work/groups.ts';
 import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 import { DELIVERY_KIND } from '../../src/domain/webhooks/messages.ts';
-import { forgetSubscription } from './subscription-cache.ts';
 import { statusOf, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
+import type { AppDeps } from '../../src/http/app.ts';
+import { dueNow } from '../../src/work/groups.ts';
+import { forgetSubscription } from './subscription-cache.ts';
 
 /** Failing for this long (every attempt since failed) disables a subscription. */
 export const FAILING_FOR_MS = 5 * 24 * 3_600_000;

@@ -1,8 +1,8 @@
+import { destroySigningKey } from '../../services/webhooks/secret-box.ts';
+import type { WebhookEvent } from '../../src/domain/webhooks/events.ts';
 import type { AppDeps } from '../../src/http/app.ts';
 import type { WorkItemInput } from '../../src/work/queue.ts';
 import type { WorkerSpec } from '../../src/work/worker.ts';
-import type { WebhookEvent } from '../../src/domain/webhooks/events.ts';
-import { destroySigningKey } from '../../services/webhooks/secret-box.ts';
 
 /** The work queue's kind for destroying a replaced signing secret's data key once it stops signing. */
 export const KEY_EXPIRY_KIND = 'webhook-key-expiry';

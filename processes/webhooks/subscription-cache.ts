@@ -1,7 +1,7 @@
 import { loadState } from '../../src/command.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import type { DeliveryPayload } from '../../src/domain/webhooks/messages.ts';
 import { type SubscriptionState, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
+import type { AppDeps } from '../../src/http/app.ts';
 
 /**
  * Subscriptions as their streams were read, for a second: a burst of messages to one subscription

@@ -1,13 +1,5 @@
 import { Semaphore } from '../../src/content-api/semaphore.ts';
-import type { AppDeps } from '../../src/http/app.ts';
-import { settleAndClaimSticky } from '../../src/work/batch.ts';
-import type { WorkItem } from '../../src/work/queue.ts';
-import type { Outcome, WorkerSpec } from '../../src/work/worker.ts';
-import { attemptMessage, skippedAttempt } from './attempt.ts';
-import { attemptLogOf } from './attempt-log.ts';
-import { disable, disableReason } from './disable.ts';
 import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
-import { pruneHistoryNowAndThen } from './history-retention.ts';
 import {
   CLAIMED_PER_SUBSCRIPTION,
   DELIVERY_KIND,
@@ -15,8 +7,16 @@ import {
   PER_SUBSCRIPTION_CONCURRENCY,
 } from '../../src/domain/webhooks/messages.ts';
 import { uuidOf } from '../../src/domain/webhooks/signing.ts';
-import { subscriptionOf } from './subscription-cache.ts';
 import { statusOf } from '../../src/domain/webhooks/subscription-state.ts';
+import type { AppDeps } from '../../src/http/app.ts';
+import { settleAndClaimSticky } from '../../src/work/batch.ts';
+import type { WorkItem } from '../../src/work/queue.ts';
+import type { Outcome, WorkerSpec } from '../../src/work/worker.ts';
+import { attemptMessage, skippedAttempt } from './attempt.ts';
+import { attemptLogOf } from './attempt-log.ts';
+import { disable, disableReason } from './disable.ts';
+import { pruneHistoryNowAndThen } from './history-retention.ts';
+import { subscriptionOf } from './subscription-cache.ts';
 
 /**
  * Messages this process holds at once, all subscriptions together: up to 128 of each subscription are

@@ -5,7 +5,7 @@ import type { Projection } from '../../src/projection/types.ts';
 /** Table names of this read model; queries and the authenticator import them from here. */
 export const API_KEYS = 'api_keys';
 
-/** Notified with the key id when a key is revoked (src/auth/revocation-listener.ts listens). */
+/** Notified with the key id when a key is revoked (services/accounts/revocation-listener.ts listens). */
 export const API_KEY_REVOKED_CHANNEL = 'api_key_revoked';
 
 export interface ApiKeyRow {

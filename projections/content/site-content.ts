@@ -1,4 +1,4 @@
-import { type ArticleEvent, effectiveUpdatedAt } from '../../services/content/article.ts';
+import { type ArticleEvent, effectiveUpdatedAt } from '../../src/domain/content/article.ts';
 import type { Projection, RecordedOf } from '../../src/projection/types.ts';
 
 /** The logical table the public pages read; queries import this name rather than spelling it. */

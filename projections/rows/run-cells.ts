@@ -1,6 +1,6 @@
+import { UNFUNDED } from '../../processes/runs/record.ts';
 import type { CellStatus } from '../../src/domain/rows/row-state.ts';
 import type { RunEvent } from '../../src/domain/runs/events.ts';
-import { UNFUNDED } from '../../processes/runs/record.ts';
 import type { ApplyContext, RecordedOf } from '../../src/projection/types.ts';
 
 /**

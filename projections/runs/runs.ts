@@ -1,5 +1,5 @@
-import type { RunEvent } from '../../src/domain/runs/events.ts';
 import { UNFUNDED } from '../../processes/runs/record.ts';
+import type { RunEvent } from '../../src/domain/runs/events.ts';
 import { RUN_FINISH, runFinishItemId } from '../../src/domain/runs/run-state.ts';
 import type { ApplyContext, Projection, RecordedOf } from '../../src/projection/types.ts';
 

@@ -1,4 +1,4 @@
-import { taskView } from '../../services/tasks/access.ts';
+import { taskView } from '../../src/domain/tasks/access.ts';
 import type { TaskView } from '../../src/domain/tasks/schemas.ts';
 import { type TaskState, taskStream } from '../../src/domain/tasks/task.ts';
 import { singleStreamProjection } from '../../src/projection/single-stream.ts';

@@ -4,7 +4,7 @@ import type { Principal } from '../../src/auth/scopes.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { etagOf } from '../../src/domain/columns/etag.ts';
 import { ColumnSchema } from '../../src/domain/columns/fields.ts';
-import { columnNotFound, readableTable, tableNotFound } from '../../services/tables/access.ts';
+import { columnNotFound, readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
 import { isColumnId, isTableId } from '../../src/domain/tables/ids.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

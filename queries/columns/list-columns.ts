@@ -3,7 +3,7 @@ import { COLUMN_FIELDS, COLUMNS, type ColumnRow, columnFromRow } from '../../pro
 import { RUNS } from '../../projections/runs/runs.ts';
 import { TABLES } from '../../projections/tables/tables.ts';
 import { ColumnSchema } from '../../src/domain/columns/fields.ts';
-import { readableTable, tableNotFound } from '../../services/tables/access.ts';
+import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
 import { isTableId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

@@ -1,15 +1,10 @@
 import { z } from 'zod';
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
-import {
-  digestEtag,
-  htmlHeaders,
-  notModified,
-  pageResponses,
-} from './site/http-cache.ts';
-import { INDEX_PAGE_SIZE, renderIndexPage } from './site/index-page.ts';
-import { siteContent } from './site/rows.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 import { sendNotFoundPage } from './blog-page.ts';
+import { digestEtag, htmlHeaders, notModified, pageResponses } from './site/http-cache.ts';
+import { INDEX_PAGE_SIZE, renderIndexPage } from './site/index-page.ts';
+import { siteContent } from './site/rows.ts';
 
 const MAX_PAGE = 100_000;
 

@@ -2,20 +2,11 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { DEFAULT_KIND, SLUG_PATTERN } from '../../src/content-api/article.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import {
-  ARTICLE_TEMPLATE_VERSION,
-  renderArticlePage,
-  renderNotFoundPage,
-} from './site/article-page.ts';
-import {
-  digestEtag,
-  htmlHeaders,
-  notModified,
-  pageResponses,
-} from './site/http-cache.ts';
+import type { RouteModule } from '../../src/http/app.ts';
+import { ARTICLE_TEMPLATE_VERSION, renderArticlePage, renderNotFoundPage } from './site/article-page.ts';
+import { digestEtag, htmlHeaders, notModified, pageResponses } from './site/http-cache.ts';
 import { type CachedPage, pageCacheFor, pageKey } from './site/page-cache.ts';
 import { siteContent } from './site/rows.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 
 /** A 404 as a page a reader can follow back from; not cached for long, the article may come soon. */
 export function sendNotFoundPage(reply: FastifyReply, what: string) {

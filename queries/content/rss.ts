@@ -1,8 +1,8 @@
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
+import type { RouteModule } from '../../src/http/app.ts';
 import { RSS_ITEMS, renderRss } from './site/feeds.ts';
 import { digestEtag, notModified, pageResponses } from './site/http-cache.ts';
 import { siteContent } from './site/rows.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 
 /** GET /blog/rss.xml: the newest stored articles as an RSS 2.0 feed. */
 export const rssRoutes: RouteModule = (app, deps) => {

@@ -1,8 +1,8 @@
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
+import type { RouteModule } from '../../src/http/app.ts';
 import { renderSitemap, SITEMAP_MAX_URLS } from './site/feeds.ts';
 import { digestEtag, notModified, pageResponses } from './site/http-cache.ts';
 import { siteContent } from './site/rows.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 
 /** GET /sitemap.xml: the blog index and every stored article (one file holds up to 50,000 URLs). */
 export const sitemapRoutes: RouteModule = (app, deps) => {

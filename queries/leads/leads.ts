@@ -1,6 +1,6 @@
 import { LEADS, type StoredLead } from '../../projections/leads/leads.ts';
-import { readableLead } from '../../services/leads/access.ts';
-import { isLeadId } from '../../services/leads/identity.ts';
+import { readableLead } from '../../src/domain/leads/access.ts';
+import { isLeadId } from '../../src/domain/leads/identity.ts';
 import { LeadParams, LeadSchema, type LeadView, ListLeadsQuery } from '../../src/domain/leads/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

@@ -1,3 +1,4 @@
+import { providerLookup } from '../../services/search/lookup.ts';
 import { profileHandle } from '../../src/clients/linkedin-provider.ts';
 import {
   LinkedinPostsAnswer,
@@ -5,7 +6,6 @@ import {
   PostsQuery,
   ProfileParams,
 } from '../../src/domain/linkedin/schemas.ts';
-import { providerLookup } from '../../services/search/lookup.ts';
 import { AppError } from '../../src/errors.ts';
 import type { RouteModule } from '../../src/http/app.ts';
 

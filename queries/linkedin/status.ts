@@ -1,12 +1,12 @@
+import { sentOn } from '../../processes/tasks/email-worker.ts';
 import {
   SENDER_ACCOUNTS,
   type StoredSender,
   senderFromRow,
 } from '../../projections/sequences/sender-accounts.ts';
-import { LinkedinLimitsAnswer, LinkedinStatusAnswer } from '../../src/domain/linkedin/schemas.ts';
 import { unconfigured } from '../../services/search/adapters.ts';
 import { searchDepsFrom } from '../../services/search/lookup.ts';
-import { sentOn } from '../../processes/tasks/email-worker.ts';
+import { LinkedinLimitsAnswer, LinkedinStatusAnswer } from '../../src/domain/linkedin/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 

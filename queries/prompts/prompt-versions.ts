@@ -6,7 +6,7 @@ import {
   promptNotFound,
   readablePrompt,
   versionNotFound,
-} from '../../services/prompts/access.ts';
+} from '../../src/domain/prompts/access.ts';
 import { LATEST_PROMPTS } from './list-prompts.ts';
 
 /**

@@ -4,7 +4,7 @@ import { ROWS } from '../../projections/rows/rows.ts';
 import { creditsPerRow } from '../../src/credits/prices.ts';
 import { FilterObjectSchema } from '../../src/domain/columns/filter-object.ts';
 import { RowIdsSchema } from '../../src/domain/rows/schemas.ts';
-import { columnNotFound } from '../../services/tables/access.ts';
+import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

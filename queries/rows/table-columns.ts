@@ -2,7 +2,7 @@ import { type ColumnRow, columnFromRow } from '../../projections/columns/columns
 import type { Principal } from '../../src/auth/scopes.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import type { Column } from '../../src/domain/columns/fields.ts';
-import { readableTable, tableNotFound } from '../../services/tables/access.ts';
+import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
 import { isTableId } from '../../src/domain/tables/ids.ts';
 import { LIST_COLUMNS_SQL } from '../columns/list-columns.ts';
 

@@ -1,7 +1,7 @@
 import { RUNS } from '../../projections/runs/runs.ts';
 import { TABLES } from '../../projections/tables/tables.ts';
 import { RunSchema } from '../../src/domain/runs/schemas.ts';
-import { readableTable, tableNotFound } from '../../services/tables/access.ts';
+import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
 import { isTableId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

@@ -9,7 +9,7 @@ import {
   isSequenceId,
   readable,
   sequenceNotFound,
-} from '../../services/sequences/access.ts';
+} from '../../src/domain/sequences/access.ts';
 import { EnrollmentSchema, SequenceParams } from '../../src/domain/sequences/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

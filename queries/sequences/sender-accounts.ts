@@ -3,7 +3,7 @@ import {
   type StoredSender,
   senderFromRow,
 } from '../../projections/sequences/sender-accounts.ts';
-import { isSenderAccountId, readable, senderNotFound } from '../../services/sequences/access.ts';
+import { isSenderAccountId, readable, senderNotFound } from '../../src/domain/sequences/access.ts';
 import { SenderAccountParams, SenderAccountSchema } from '../../src/domain/sequences/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

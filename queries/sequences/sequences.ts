@@ -1,6 +1,6 @@
 import { ENROLLMENTS } from '../../projections/sequences/enrollments.ts';
 import { SEQUENCES, type StoredSequence, sequenceFromRow } from '../../projections/sequences/sequences.ts';
-import { isSequenceId, readable, sequenceNotFound, sequenceView } from '../../services/sequences/access.ts';
+import { isSequenceId, readable, sequenceNotFound, sequenceView } from '../../src/domain/sequences/access.ts';
 import {
   ListSequencesQuery,
   SequenceDetailSchema,

@@ -1,5 +1,5 @@
 import { TABLES, type TableRow, tableFromRow } from '../../projections/tables/tables.ts';
-import { readableTable, tableNotFound } from '../../services/tables/access.ts';
+import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
 import { isTableId } from '../../src/domain/tables/ids.ts';
 import { TableParams, TableSchema } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

@@ -6,7 +6,7 @@ import { RunConditionSchema } from '../../src/domain/columns/run-condition.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import { checkReferences } from '../../src/domain/rows/condition/check.ts';
 import type { SqlParams } from '../../src/domain/rows/sql-params.ts';
-import { isTaskId, readableTask } from '../../services/tasks/access.ts';
+import { isTaskId, readableTask } from '../../src/domain/tasks/access.ts';
 import { MAX_TASK_PAGE, TaskParams, TaskSchema } from '../../src/domain/tasks/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';

@@ -1,5 +1,6 @@
 import { type StoredSubscription, SUBSCRIPTIONS } from '../../projections/webhooks/subscriptions.ts';
-import { healthOf, webhookView } from '../../services/webhooks/access.ts';
+import { healthOf } from '../../services/webhooks/load.ts';
+import { webhookView } from '../../src/domain/webhooks/access.ts';
 import { WebhookParams, WebhookSchema } from '../../src/domain/webhooks/schemas.ts';
 import { isSubscriptionId, subscriptionNotFound } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

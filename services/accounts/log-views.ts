@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { EventStore } from '../../src/event-store/port.ts';
 import type { apiKeyEvents, organizationEvents, userEvents } from '../../src/domain/accounts/events.ts';
 import { apiKeyStream, organizationStream, userStream } from '../../src/domain/accounts/streams.ts';
+import type { EventStore } from '../../src/event-store/port.ts';
 import { keyMetadata, organizationData, userData } from './views.ts';
 
 /*

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { USERS, type UserRow } from '../../projections/accounts/users.ts';
 import { loadState } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import type { EventStore } from '../../src/event-store/port.ts';
 import { userStream } from '../../src/domain/accounts/streams.ts';
+import type { EventStore } from '../../src/event-store/port.ts';
 import { userDataSchema } from './views.ts';
 
 export { userDataSchema };

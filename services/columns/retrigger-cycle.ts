@@ -1,11 +1,11 @@
 import { loadStates } from '../../src/command.ts';
-import { AppError } from '../../src/errors.ts';
-import type { EventStore } from '../../src/event-store/port.ts';
-import type { TableState } from '../../src/domain/tables/table-state.ts';
 import { columnStream } from '../../src/domain/columns/column-state.ts';
 import { type Config, configRefs } from '../../src/domain/columns/config/index.ts';
 import type { AutoRun, Column } from '../../src/domain/columns/fields.ts';
 import { refersTo } from '../../src/domain/columns/references.ts';
+import type { TableState } from '../../src/domain/tables/table-state.ts';
+import { AppError } from '../../src/errors.ts';
+import type { EventStore } from '../../src/event-store/port.ts';
 
 /** A column as the auto-run rules see it. */
 export interface TriggerColumn {

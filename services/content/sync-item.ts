@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { type ContentApiClient, ContentApiError } from '../../src/content-api/client.ts';
 import { htmlOf, mapArticle, unwrapArticle } from '../../src/content-api/mapping.ts';
 import type { EventMetadata, EventStore } from '../../src/event-store/port.ts';
-import { articleWriter } from './article.ts';
+import { articleWriter } from './article-writer.ts';
 import type { SyncReport } from './sync-report.ts';
 
 /** Everything one sync run shares between its items. */

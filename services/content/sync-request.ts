@@ -1,9 +1,9 @@
 import { DEFAULT_KIND, KIND_PATTERN, SLUG_PATTERN } from '../../src/content-api/article.ts';
 import { isObject } from '../../src/content-api/mapping.ts';
+import { containersOf, namedIn } from '../../src/domain/content/sync-shapes.ts';
 import { AppError } from '../../src/errors.ts';
 import type { SyncTarget } from './sync-item.ts';
 import type { SyncError } from './sync-report.ts';
-import { containersOf, namedIn } from '../../src/domain/content/sync-shapes.ts';
 
 export const MAX_SLUGS_PER_REQUEST = 100;
 

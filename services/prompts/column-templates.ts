@@ -1,10 +1,10 @@
 import { COLUMNS } from '../../projections/columns/columns.ts';
 import { loadState } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import type { EventStore } from '../../src/event-store/port.ts';
 import { columnStream } from '../../src/domain/columns/column-state.ts';
-import { isPromptId } from './access.ts';
+import { isPromptId } from '../../src/domain/prompts/access.ts';
 import { type PromptState, promptStream } from '../../src/domain/prompts/prompt-state.ts';
+import type { EventStore } from '../../src/event-store/port.ts';
 
 /** What column config validation needs of a prompt template (ConfigContext.prompts). */
 export interface PromptTemplateSummary {

@@ -1,8 +1,8 @@
 import { handleCommand, loadState } from '../../src/command.ts';
-import { AppError } from '../../src/errors.ts';
-import type { EventMetadata, EventStore } from '../../src/event-store/port.ts';
 import type { PromptNameEvent } from '../../src/domain/prompts/events.ts';
 import { promptNamesStream, promptStream } from '../../src/domain/prompts/prompt-state.ts';
+import { AppError } from '../../src/errors.ts';
+import type { EventMetadata, EventStore } from '../../src/event-store/port.ts';
 
 /** A template takes a name (create), gives one up (delete), or both (rename). */
 export interface MovePromptName {

@@ -1,8 +1,13 @@
-import type { EventStore } from '../../src/event-store/port.ts';
-import { groupBy } from '../../src/group-by.ts';
 import type { RowBatchEvent } from '../../src/domain/rows/events.ts';
 import { batchOf, isRowId } from '../../src/domain/rows/ids.ts';
-import { initialRowState, insertedRow, type RowState, rowBatchStream } from '../../src/domain/rows/row-state.ts';
+import {
+  initialRowState,
+  insertedRow,
+  type RowState,
+  rowBatchStream,
+} from '../../src/domain/rows/row-state.ts';
+import type { EventStore } from '../../src/event-store/port.ts';
+import { groupBy } from '../../src/group-by.ts';
 
 /** Batch streams read at once: enough to keep the pool busy, not to take all of it. */
 const AT_ONCE = 8;

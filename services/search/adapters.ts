@@ -1,12 +1,12 @@
-import type { Config } from '../../src/config.ts';
-import { AppError } from '../../src/errors.ts';
-import { OutboundClient } from '../../src/net/outbound.ts';
 import type { LinkedinDataProvider } from '../../src/clients/linkedin-provider.ts';
-import { unipile } from '../../src/clients/unipile.ts';
 import type { PeopleDataProvider } from '../../src/clients/people-data.ts';
 import { peopleDataLabs } from '../../src/clients/people-data-labs.ts';
 import type { ProviderEndpoint } from '../../src/clients/provider-http.ts';
 import { searxng, type WebSearchProvider } from '../../src/clients/searxng.ts';
+import { unipile } from '../../src/clients/unipile.ts';
+import type { Config } from '../../src/config.ts';
+import { AppError } from '../../src/errors.ts';
+import { OutboundClient } from '../../src/net/outbound.ts';
 
 /** The configured providers; a missing one was not configured. */
 export interface SearchAdapters {

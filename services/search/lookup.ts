@@ -1,18 +1,18 @@
 import type { FastifyRequest } from 'fastify';
+import { type CallOptions, ProviderError } from '../../src/clients/provider-http.ts';
 import { handleCommand } from '../../src/command.ts';
 import type { Config } from '../../src/config.ts';
 import { SEARCH_CREDITS, type SearchOperation } from '../../src/credits/prices.ts';
 import type { Pool } from '../../src/db/pool.ts';
+import { organizationStream } from '../../src/domain/accounts/streams.ts';
+import { reserveCredits, settleCredits } from '../../src/domain/runs/credits.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps } from '../../src/http/app.ts';
 import { eventMetadata } from '../../src/http/commands.ts';
 import { randomId } from '../../src/ids.ts';
-import { organizationStream } from '../../src/domain/accounts/streams.ts';
-import { reserveCredits, settleCredits } from '../../src/domain/runs/credits.ts';
 import { requireAdapter, type SearchAdapters, searchAdaptersFrom } from './adapters.ts';
 import { cacheKey, SearchCache } from './cache.ts';
-import { type CallOptions, ProviderError } from '../../src/clients/provider-http.ts';
 
 /** What the search routes and the column executors share: the providers and the cache. */
 export interface SearchDeps {

@@ -1,6 +1,15 @@
 import { loadState } from '../../src/command.ts';
 import type { Config } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
+import { newDataKey, open, seal, valueContext } from '../../src/domain/secrets/envelope.ts';
+import type { SecretValueSet } from '../../src/domain/secrets/events.ts';
+import { maskValue } from '../../src/domain/secrets/schemas.ts';
+import {
+  replacedKeys,
+  type SecretState,
+  secretNotFound,
+  secretStream,
+} from '../../src/domain/secrets/secret-state.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
 import { randomId } from '../../src/ids.ts';
@@ -12,11 +21,7 @@ import {
   SecretUseRecorder,
   unwrapDataKey,
 } from './data-keys.ts';
-import { newDataKey, open, seal, valueContext } from '../../src/domain/secrets/envelope.ts';
-import type { SecretValueSet } from '../../src/domain/secrets/events.ts';
 import { MasterKeySource } from './master-key.ts';
-import { maskValue } from '../../src/domain/secrets/schemas.ts';
-import { replacedKeys, type SecretState, secretNotFound, secretStream } from '../../src/domain/secrets/secret-state.ts';
 
 export interface VaultDeps {
   config: Pick<Config, 'SECRETS_MASTER_KEY' | 'SECRETS_PREVIOUS_MASTER_KEYS' | 'DATA_DIR'>;

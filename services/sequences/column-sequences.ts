@@ -1,8 +1,8 @@
 import { loadState } from '../../src/command.ts';
-import type { EventStore } from '../../src/event-store/port.ts';
 import type { SequenceSummary } from '../../src/domain/columns/config/spec.ts';
-import { isSequenceId } from './access.ts';
+import { isSequenceId } from '../../src/domain/sequences/access.ts';
 import { sequenceStream } from '../../src/domain/sequences/streams.ts';
+import type { EventStore } from '../../src/event-store/port.ts';
 
 /**
  * The sequence an `add_to_sequence` column config names, read before deciding (ConfigContext.sequences):

@@ -1,12 +1,10 @@
 import { SENDER_ACCOUNTS } from '../../projections/sequences/sender-accounts.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import type { EventMetadata, EventStore, Position } from '../../src/event-store/port.ts';
-import { followLead, isLeadId } from '../leads/identity.ts';
-import { isSenderAccountId } from './access.ts';
+import { isLeadId } from '../../src/domain/leads/identity.ts';
+import { isSenderAccountId } from '../../src/domain/sequences/access.ts';
 import type { LeadEnrollmentEvent } from '../../src/domain/sequences/events.ts';
 import type { EnrollOutcome } from '../../src/domain/sequences/schemas.ts';
-import { defaultSenders } from './senders.ts';
 import {
   enrollmentIdOf,
   type LeadEnrollments,
@@ -14,6 +12,9 @@ import {
   type SequenceState,
   senderAccountStream,
 } from '../../src/domain/sequences/streams.ts';
+import type { EventMetadata, EventStore, Position } from '../../src/event-store/port.ts';
+import { followLead } from '../leads/identity.ts';
+import { defaultSenders } from './senders.ts';
 
 export interface Senders {
   email?: string;

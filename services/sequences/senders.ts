@@ -1,8 +1,12 @@
 import { handleCommand, loadState, loadStates } from '../../src/command.ts';
+import type { SenderAccountEvent } from '../../src/domain/sequences/events.ts';
+import {
+  type SenderAccountState,
+  senderAccountStream,
+  userSendersStream,
+} from '../../src/domain/sequences/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, EventStore } from '../../src/event-store/port.ts';
-import type { SenderAccountEvent } from '../../src/domain/sequences/events.ts';
-import { type SenderAccountState, senderAccountStream, userSendersStream } from '../../src/domain/sequences/streams.ts';
 
 type Added = Extract<SenderAccountEvent, { type: 'SenderAccountAdded' }>['data'];
 

@@ -1,7 +1,7 @@
 import type { Pool } from '../../src/db/pool.ts';
+import type { SealedSecret } from '../../src/domain/webhooks/events.ts';
 import { DATA_KEYS } from '../secrets/data-keys.ts';
 import { secretsFor, type VaultDeps } from '../secrets/vault.ts';
-import type { SealedSecret } from '../../src/domain/webhooks/events.ts';
 
 /**
  * A subscription's signing secret sealed with the workspace secrets' envelope encryption: its data

@@ -1,4 +1,10 @@
 import { z } from 'zod';
+import type {
+  LinkedinDataProvider,
+  LinkedinPost,
+  LinkedinProfile,
+  LinkedinSearchResult,
+} from './linkedin-provider.ts';
 import {
   type CallOptions,
   callProvider,
@@ -6,12 +12,6 @@ import {
   ProviderError,
   shaped,
 } from './provider-http.ts';
-import type {
-  LinkedinDataProvider,
-  LinkedinPost,
-  LinkedinProfile,
-  LinkedinSearchResult,
-} from './linkedin-provider.ts';
 
 const text = z.string().nullish();
 const count = z.number().nullish();

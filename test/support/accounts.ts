@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { createAuthenticator } from '../../src/auth/authenticator.ts';
+import { accountsFeature } from '../../app/features/accounts.ts';
+import { createAuthenticator } from '../../services/accounts/authenticator.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import { loadState } from '../../src/command.ts';
-import { accountsFeature } from '../../app/features/accounts.ts';
 import {
   type ApiKeyState,
   apiKeyStream,

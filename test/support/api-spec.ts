@@ -4,6 +4,49 @@ import { type Answer, call } from './accounts.ts';
 import type { ServedApp } from './app.ts';
 import { eventually } from './eventually.ts';
 
+/*
+ * API specs (conventions 10 and 17): given the streams as they stand, when a request, then its answer
+ * and the events it appended, with their metadata.
+ *
+ *   const when = await givenStreams(t, { [tableStream.name(id)]: [created] })
+ *     .when('PATCH', `/api/tables/${id}`, { headers: bearer(key), body: { name: 'New' } });
+ *   thenAnswered(when, 200);
+ *   thenAppended(when, keyId, [{ stream, type: 'TableRenamed', data: { ... } }]);
+ *
+ * `t` is an app over the in-memory store (memory-app.ts: routes that read no read model, no database)
+ * or over PostgreSQL (app.ts: every route, its read models kept by its projections).
+ */
+
+/** The streams before the request: stream name -> its events, oldest first. */
+export type GivenStreams = Record<string, readonly { type: string; data: unknown }[]>;
+
+/** Who wrote the given events: nobody a spec asserts on. */
+const GIVEN_METADATA = { correlationId: 'given', actor: 'system:test' };
+
+/**
+ * An API spec's "given": the streams appended as they are (each must be new, as a spec's given is the
+ * whole of them), in one batch; then its "when". An event its schema refuses fails the spec here.
+ */
+export function givenStreams(t: Pick<ServedApp, 'app' | 'deps'>, streams: GivenStreams) {
+  return {
+    async when(
+      method: string,
+      path: string,
+      options: { body?: unknown; headers?: Record<string, string> } = {},
+    ): Promise<Requested> {
+      const outcomes = await t.deps.store.appendToStreams(
+        Object.entries(streams).map(([stream, events]) => ({
+          stream,
+          events: events.map(({ type, data }) => ({ type, data, metadata: GIVEN_METADATA })),
+          expectedRevision: 'no_stream' as const,
+        })),
+      );
+      for (const outcome of outcomes) if (!outcome.ok) throw outcome.error;
+      return whenRequest(t, method, path, options);
+    },
+  };
+}
+
 /** What a request did: its answer, and the events it appended to the log, in log order. */
 export interface Requested {
   answer: Answer;
@@ -64,4 +107,15 @@ export function thenAppended(
     const schemaVersion = expected[i]!.schemaVersion ?? 1;
     assert.equal(event.metadata, { correlationId, actor, schemaVersion }, `metadata of ${event.type}`);
   });
+}
+
+/**
+ * An API spec's "then" for the answer: its status (the body shown when it is another) and, when given,
+ * its whole body. Returns the body for a closer look.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: answers are arbitrary JSON that tests pick apart
+export function thenAnswered({ answer }: Requested, status: number, body?: unknown): any {
+  assert.is(answer.status, status, JSON.stringify(answer.body));
+  if (body !== undefined) assert.equal(answer.body, body);
+  return answer.body;
 }

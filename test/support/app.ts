@@ -13,7 +13,13 @@ import { wakeOnCommit } from '../../src/work/batch.ts';
 import { Workers } from '../../src/work/workers.ts';
 import { checkResponse } from './conformance.ts';
 import { freshDatabase, type TestDatabase } from './postgres.ts';
-import { registerConfigSecrets, registryOf, scanningLog, scanResponse } from './secret-scan.ts';
+import {
+  registerConfigSecrets,
+  registryOf,
+  type SecretRegistry,
+  scanningLog,
+  scanResponse,
+} from './secret-scan.ts';
 import { testRegistry } from './test-streams.ts';
 
 export interface AppOptions {
@@ -121,26 +127,7 @@ export async function serveApp(
     work.start();
   }
   const app = await buildApp(deps, options.routes ?? []);
-  if (checks)
-    app.addHook('onSend', async (request, reply, payload) => {
-      const type = reply.getHeader('content-type');
-      const body =
-        typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : undefined;
-      const route = request.routeOptions.url;
-      const { method } = request;
-      const status = reply.statusCode;
-      const contentType = type === undefined ? undefined : String(type).split(';')[0]?.trim();
-      checkResponse(app, { method, url: request.url, route, status, contentType, body });
-      scanResponse(secrets, {
-        method,
-        route,
-        status,
-        headers: reply.getHeaders(),
-        requestBody: request.body,
-        body,
-      });
-      return payload;
-    });
+  if (checks) checkAnswers(app, secrets);
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
   return {
@@ -154,4 +141,30 @@ export async function serveApp(
       await store.close();
     },
   };
+}
+
+/**
+ * The whole-suite checks on every answer of a test app: against its OpenAPI document
+ * (conformance.ts), and for the secrets known for its store (secret-scan.ts).
+ */
+export function checkAnswers(app: ZodApp, secrets: SecretRegistry): void {
+  app.addHook('onSend', async (request, reply, payload) => {
+    const type = reply.getHeader('content-type');
+    const body =
+      typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString() : undefined;
+    const route = request.routeOptions.url;
+    const { method } = request;
+    const status = reply.statusCode;
+    const contentType = type === undefined ? undefined : String(type).split(';')[0]?.trim();
+    checkResponse(app, { method, url: request.url, route, status, contentType, body });
+    scanResponse(secrets, {
+      method,
+      route,
+      status,
+      headers: reply.getHeaders(),
+      requestBody: request.body,
+      body,
+    });
+    return payload;
+  });
 }

@@ -1,13 +1,13 @@
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { service } from '../../app/modules.ts';
 import { grantCredits } from '../../commands/accounts/grant-credits.ts';
-import { createAuthenticator } from '../../src/auth/authenticator.ts';
+import { executorDepsFrom, executorsFrom } from '../../processes/runs/executors/index.ts';
+import { runWorker } from '../../processes/runs/run-worker.ts';
+import { createAuthenticator } from '../../services/accounts/authenticator.ts';
 import { handleCommand } from '../../src/command.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
-import { executorDepsFrom, executorsFrom } from '../../processes/runs/executors/index.ts';
 import { RUN_QUEUE, runQueueItemId } from '../../src/domain/runs/run-state.ts';
-import { runWorker } from '../../processes/runs/run-worker.ts';
-import { service } from '../../app/modules.ts';
 import type { WorkItem } from '../../src/work/queue.ts';
 import { bearer, bootstrapAccount, call } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';

@@ -26,7 +26,8 @@ export function floorOf(file: string): Floor | undefined {
   if (file.startsWith('src/')) return 'kernel';
   const top = file.split('/')[0];
   if (top === 'projections') return 'projections';
-  if (top === 'services' || top === 'commands' || top === 'queries' || top === 'processes') return 'application';
+  if (top === 'services' || top === 'commands' || top === 'queries' || top === 'processes')
+    return 'application';
   if (top === 'app') return 'app';
   return undefined;
 }
@@ -49,7 +50,8 @@ const PURE_KERNEL = new Set([
 /** Packages without I/O, which the domain may use for values. */
 const PURE_PACKAGES = new Set(['zod', 'node:crypto', 'libphonenumber-js']);
 
-const IMPORT = /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
+const IMPORT =
+  /^\s*(import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm;
 
 /** The imports of one source text, in order (static imports and re-exports, and dynamic imports). */
 export function importsOf(text: string): Omit<Import, 'target'>[] {
@@ -71,7 +73,9 @@ export function violations(graph: ReadonlyMap<string, readonly Import[]>): strin
     for (const { target, typeOnly, relative } of imports) {
       if (!relative) {
         if (from === 'domain' && !typeOnly && !PURE_PACKAGES.has(target)) {
-          found.push(`${file} -> ${target} (the domain does no I/O: no package but ${[...PURE_PACKAGES].join(', ')})`);
+          found.push(
+            `${file} -> ${target} (the domain does no I/O: no package but ${[...PURE_PACKAGES].join(', ')})`,
+          );
         }
         continue;
       }
@@ -82,7 +86,9 @@ export function violations(graph: ReadonlyMap<string, readonly Import[]>): strin
       }
       if (RANK[to] > RANK[from]) found.push(`${file} -> ${target} (${from} imports ${to}, a floor above)`);
       else if (from === 'domain' && to === 'kernel' && !typeOnly && !PURE_KERNEL.has(target)) {
-        found.push(`${file} -> ${target} (the domain uses the kernel's pure modules only, and the rest for types)`);
+        found.push(
+          `${file} -> ${target} (the domain uses the kernel's pure modules only, and the rest for types)`,
+        );
       }
     }
   }

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { service } from '../../app/modules.ts';
+import { createAuthenticator } from '../../services/accounts/authenticator.ts';
 import { bearer, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { eventually } from './eventually.ts';

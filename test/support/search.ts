@@ -1,9 +1,9 @@
 import { Writable } from 'node:stream';
 import { suite } from 'uvu';
-import { createAuthenticator } from '../../src/auth/authenticator.ts';
+import { service } from '../../app/modules.ts';
+import { createAuthenticator } from '../../services/accounts/authenticator.ts';
 import { loadState } from '../../src/command.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
-import { service } from '../../app/modules.ts';
 import { bearer, bootstrapAccount, call } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { service } from '../../app/modules.ts';
+import { createAuthenticator } from '../../services/accounts/authenticator.ts';
 import { type BootstrappedAccount, bearer, bootstrapAccount, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
-import { createAuthenticator } from '../../src/auth/authenticator.ts';
 import { service } from '../../app/modules.ts';
+import { createAuthenticator } from '../../services/accounts/authenticator.ts';
 import { bearer, bootstrapAccount, call, type Target } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 

@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import type { EventStore } from '../../../src/event-store/port.ts';
-import type { AddToCrmConfigSchema } from '../../../src/domain/columns/config/add-to-crm.ts';
 import { followLead, LeadIdentity } from '../../../services/leads/identity.ts';
+import type { AddToCrmConfigSchema } from '../../../src/domain/columns/config/add-to-crm.ts';
 import { identityKeys, normaliseLead } from '../../../src/domain/leads/lead.ts';
+import type { EventStore } from '../../../src/event-store/port.ts';
 import type { ExecutionOutcome, Executor, ExecutorContext } from '../executor.ts';
 import { crmRecords } from './crm-records.ts';
 

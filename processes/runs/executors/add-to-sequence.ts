@@ -1,15 +1,20 @@
 import type { z } from 'zod';
+import { isMemberOf } from '../../../services/accounts/members.ts';
+import { followLead } from '../../../services/leads/identity.ts';
+import { enrollLead, invalidSender, type Senders, sendersFor } from '../../../services/sequences/enroll.ts';
 import { handleCommand, loadState } from '../../../src/command.ts';
 import type { Pool } from '../../../src/db/pool.ts';
-import type { EventStore } from '../../../src/event-store/port.ts';
-import { isMemberOf } from '../../../services/accounts/members.ts';
 import type { AddToSequenceConfigSchema } from '../../../src/domain/columns/config/add-to-sequence.ts';
-import { followLead, isLeadId } from '../../../services/leads/identity.ts';
-import { isSequenceId } from '../../../services/sequences/access.ts';
-import { enrollLead, invalidSender, type Senders, sendersFor } from '../../../services/sequences/enroll.ts';
+import { isLeadId } from '../../../src/domain/leads/identity.ts';
+import { isSequenceId } from '../../../src/domain/sequences/access.ts';
 import { routeLead } from '../../../src/domain/sequences/routing.ts';
 import type { EnrollOutcome } from '../../../src/domain/sequences/schemas.ts';
-import { leadEnrollmentsStream, routingStream, sequenceStream } from '../../../src/domain/sequences/streams.ts';
+import {
+  leadEnrollmentsStream,
+  routingStream,
+  sequenceStream,
+} from '../../../src/domain/sequences/streams.ts';
+import type { EventStore } from '../../../src/event-store/port.ts';
 import type { ExecutionOutcome, Executor, ExecutorContext } from '../executor.ts';
 import { runMetadata } from './add-to-crm.ts';
 

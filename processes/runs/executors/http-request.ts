@@ -1,8 +1,8 @@
 import type { z } from 'zod';
-import { DEFAULT_MAX_BYTES, type OutboundClient, type OutboundResponse } from '../../../src/net/outbound.ts';
 import type { HttpRequestConfigSchema } from '../../../src/domain/columns/config/http-request.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../../src/domain/columns/config/http-request.ts';
 import { isSecretPlaceholder, placeholders } from '../../../src/domain/columns/references.ts';
+import { DEFAULT_MAX_BYTES, type OutboundClient, type OutboundResponse } from '../../../src/net/outbound.ts';
 import type { ExecutionMeta, Executor } from '../executor.ts';
 import { failed, succeeded } from './outcome.ts';
 import { RowTemplates } from './render.ts';

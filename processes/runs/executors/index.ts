@@ -1,10 +1,10 @@
+import { type SearchDeps, searchDepsFrom } from '../../../services/search/lookup.ts';
 import type { Config } from '../../../src/config.ts';
 import type { Pool } from '../../../src/db/pool.ts';
+import { DEFAULT_CONCURRENCY } from '../../../src/domain/columns/config/http-request.ts';
 import type { EventStore } from '../../../src/event-store/port.ts';
 import { outboundClientFrom } from '../../../src/net/index.ts';
 import type { OutboundClient } from '../../../src/net/outbound.ts';
-import { DEFAULT_CONCURRENCY } from '../../../src/domain/columns/config/http-request.ts';
-import { type SearchDeps, searchDepsFrom } from '../../../services/search/lookup.ts';
 import type { Executor } from '../executor.ts';
 import { addToCrmExecutor } from './add-to-crm.ts';
 import { addToSequenceExecutor } from './add-to-sequence.ts';

@@ -1,8 +1,8 @@
 import { loadState } from '../../../src/command.ts';
-import type { EventStore } from '../../../src/event-store/port.ts';
-import { isPromptId } from '../../../services/prompts/access.ts';
+import { isPromptId } from '../../../src/domain/prompts/access.ts';
 import { promptStream } from '../../../src/domain/prompts/prompt-state.ts';
 import type { PromptVariable } from '../../../src/domain/prompts/template.ts';
+import type { EventStore } from '../../../src/event-store/port.ts';
 
 export interface PromptRef {
   organizationId: string;

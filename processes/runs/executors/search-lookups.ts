@@ -1,6 +1,6 @@
-import { profileHandle } from '../../../src/clients/linkedin-provider.ts';
 import { type PROVIDER_VARIABLES, unconfigured } from '../../../services/search/adapters.ts';
 import { cachedLookup, type Lookup, type SearchDeps } from '../../../services/search/lookup.ts';
+import { profileHandle } from '../../../src/clients/linkedin-provider.ts';
 import { ProviderError } from '../../../src/clients/provider-http.ts';
 import { domainField } from '../../../src/domain/search/schemas.ts';
 import type { ExecutionOutcome, Executor, ExecutorContext } from '../executor.ts';

@@ -1,12 +1,15 @@
 import type { z } from 'zod';
-import { AppError } from '../../../src/errors.ts';
-import { DEFAULT_LIST_PATH, type SyncToTableConfigSchema } from '../../../src/domain/columns/config/sync-to-table.ts';
+import {
+  DEFAULT_LIST_PATH,
+  type SyncToTableConfigSchema,
+} from '../../../src/domain/columns/config/sync-to-table.ts';
 import { parseJsonPath, resolvePath } from '../../../src/domain/columns/json-path.ts';
 import type { RunCondition } from '../../../src/domain/columns/run-condition.ts';
 import type { RowColumn } from '../../../src/domain/rows/cells.ts';
 import { isEligible } from '../../../src/domain/rows/condition/evaluate.ts';
 import { prepareCondition, resolverFor } from '../../../src/domain/rows/condition/prepare.ts';
 import { MAX_BATCH } from '../../../src/domain/rows/schemas.ts';
+import { AppError } from '../../../src/errors.ts';
 import type { ExecutionOutcome, Executor, ExecutorContext } from '../executor.ts';
 import { failed, since, succeeded } from './outcome.ts';
 

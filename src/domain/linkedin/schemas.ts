@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { MAX_LIMIT } from '../search/schemas.ts';
 import { LINKEDIN_SEARCH_TYPES } from '../../clients/linkedin-provider.ts';
+import { MAX_LIMIT } from '../search/schemas.ts';
 
 const limit = (byDefault: number) =>
   z.number().int().min(1).max(MAX_LIMIT).default(byDefault).describe(`results wanted, 1-${MAX_LIMIT}`);

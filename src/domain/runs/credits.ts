@@ -1,7 +1,7 @@
+import { NOTHING_DONE_CODES, SKIP_CODES } from '../../../processes/runs/executors/index.ts';
 import { AppError } from '../../errors.ts';
 import type { EventStore } from '../../event-store/port.ts';
 import { organizationStream } from '../accounts/streams.ts';
-import { NOTHING_DONE_CODES, SKIP_CODES } from '../../../processes/runs/executors/index.ts';
 import { eventIdOf } from './run-state.ts';
 
 export interface ReserveCredits {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LANGUAGE_CODE, oneWayIssues } from './one-way.ts';
 import { TIME_RANGES } from '../../clients/searxng.ts';
+import { LANGUAGE_CODE, oneWayIssues } from './one-way.ts';
 
 export const MAX_LIMIT = 50;
 const limit = (byDefault: number) =>

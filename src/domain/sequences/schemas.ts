@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { pageQuery } from '../../http/pagination.ts';
-import { isPromptId } from '../../../services/prompts/access.ts';
+import { isPromptId } from '../prompts/access.ts';
 import { ENROLLMENT_STATUSES, SENDER_TYPES, SEQUENCE_STATUSES, STEP_TYPES } from './events.ts';
 
 // Ids' forms are checked in the handlers: a malformed id names nothing and answers 404, not 400.

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ColumnEvent } from '../columns/events.ts';
-import { type ArticleSyncedData, effectiveUpdatedAt } from '../../../services/content/article.ts';
+import { type ArticleSyncedData, effectiveUpdatedAt } from '../content/article.ts';
 import type { RowBatchEvent, RowEvent } from '../rows/events.ts';
 import type { RunEvent } from '../runs/events.ts';
 import type { TableEvent } from '../tables/events.ts';

@@ -1,25 +1,13 @@
 /**
- * When a failed message is tried again. The specification's schedule: at once, then 5 s, 5 min,
- * 30 min, 2 h, 5 h, 10 h and 10 h after each failure; WEBHOOK_RETRY_SCHEDULE replaces it (seconds,
- * comma-separated, the first being the first attempt's delay, normally 0).
+ * When a failed message is tried again, by the schedule the configuration holds (WEBHOOK_RETRY_SCHEDULE,
+ * by default the Standard Webhooks schedule: src/config.ts), each step jittered.
  */
-export const DEFAULT_RETRY_SCHEDULE: readonly number[] = [0, 5, 300, 1800, 7200, 18000, 36000, 36000];
 
 /** Up to this fraction later than the schedule says, so that receivers coming back are not stampeded. */
 export const JITTER = 0.1;
 
 /** A Retry-After longer than this is not honoured (the schedule's longest step). */
 const MAX_RETRY_AFTER_S = 36_000;
-
-/** The schedule from its text, or an error message (for the configuration). */
-export function parseRetrySchedule(text: string): number[] | string {
-  const parts = text.split(',').map((p) => p.trim());
-  const seconds = parts.map(Number);
-  if (parts.length === 0 || parts.some((p) => !/^\d+(\.\d+)?$/.test(p))) {
-    return 'expected comma-separated seconds, such as 0,5,300';
-  }
-  return seconds;
-}
 
 /**
  * After attempt `attempt` (1-based) failed: the time of the next one, or undefined when the schedule is

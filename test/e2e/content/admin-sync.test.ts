@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { testRegistry } from '../../support/test-streams.ts';
-import '../../../services/content/article.ts';
+import '../../../src/domain/content/article.ts';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
 import { runAdmin } from '../../support/cli.ts';
 import { generatedArticle } from '../../support/content-samples.ts';

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { authStateFor } from '../../../src/auth/authenticator.ts';
+import { authStateFor } from '../../../services/accounts/authenticator.ts';
 import { createPool, type Pool } from '../../../src/db/pool.ts';
 import type { ZodApp } from '../../../src/http/app.ts';
 import { accounts, bearer, bootstrapAccount, call, issueKey, type Target } from '../../support/accounts.ts';

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiKeysProjection } from '../../../projections/accounts/api-keys.ts';
-import { authStateFor } from '../../../src/auth/authenticator.ts';
+import { authStateFor } from '../../../services/accounts/authenticator.ts';
 import { rebuildProjection } from '../../../src/projection/rebuild.ts';
 import {
   accounts,

@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import type { RouteOptions } from 'fastify';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createAuthenticator } from '../../../src/auth/authenticator.ts';
+import { service } from '../../../app/modules.ts';
+import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
 import { SCOPES, type Scope } from '../../../src/auth/scopes.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { type AppDeps, buildApp, type RouteModule } from '../../../src/http/app.ts';
 import { createLogger } from '../../../src/logger.ts';
-import { service } from '../../../app/modules.ts';
 import { bearer, bootstrapAccount, call, issueKey } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 

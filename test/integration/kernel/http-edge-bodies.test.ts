@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createAuthenticator } from '../../../src/auth/authenticator.ts';
 import { service } from '../../../app/modules.ts';
+import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 

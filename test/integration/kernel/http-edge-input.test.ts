@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
-import { createAuthenticator } from '../../../src/auth/authenticator.ts';
-import type { RouteModule } from '../../../src/http/app.ts';
 import { service } from '../../../app/modules.ts';
+import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
+import type { RouteModule } from '../../../src/http/app.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { columnsPath, createColumn, createTable } from '../../support/tables.ts';

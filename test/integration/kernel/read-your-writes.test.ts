@@ -1,12 +1,12 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createAuthenticator } from '../../../src/auth/authenticator.ts';
+import { service } from '../../../app/modules.ts';
+import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
 import { SCOPES } from '../../../src/auth/scopes.ts';
 import { apiKeyStream } from '../../../src/domain/accounts/streams.ts';
 import { columnStream } from '../../../src/domain/columns/column-state.ts';
 import { tableStream } from '../../../src/domain/tables/table-state.ts';
 import type { RecordedEvent } from '../../../src/event-store/port.ts';
-import { service } from '../../../app/modules.ts';
 import { bearer, bootstrapAccount, call, issueKey } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { columnCreated } from '../../support/column-events.ts';

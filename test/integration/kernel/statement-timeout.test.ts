@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { TABLES } from '../../../projections/tables/tables.ts';
-import { createAuthenticator } from '../../../src/auth/authenticator.ts';
-import { createPool, type PoolLimits } from '../../../src/db/pool.ts';
 import { service } from '../../../app/modules.ts';
+import { TABLES } from '../../../projections/tables/tables.ts';
+import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
+import { createPool, type PoolLimits } from '../../../src/db/pool.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { type ServedApp, serveApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';

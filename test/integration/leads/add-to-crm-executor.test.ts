@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
-import { leadView } from '../../../services/leads/access.ts';
-import { followLead } from '../../../services/leads/identity.ts';
 import { addToCrmExecutor } from '../../../processes/runs/executors/add-to-crm.ts';
+import { followLead } from '../../../services/leads/identity.ts';
+import { leadView } from '../../../src/domain/leads/access.ts';
 import { bearer, call } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';

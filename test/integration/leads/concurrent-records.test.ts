@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { followLead, LeadIdentity, newLeadId } from '../../../services/leads/identity.ts';
+import { followLead, LeadIdentity } from '../../../services/leads/identity.ts';
+import { newLeadId } from '../../../src/domain/leads/identity.ts';
 import { normaliseLead } from '../../../src/domain/leads/lead.ts';
 import { leadKeyStream } from '../../../src/domain/leads/lead-state.ts';
 import { closeStore, openStore, type StoreContext } from '../../support/store.ts';

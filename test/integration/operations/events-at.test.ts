@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { service } from '../../../app/modules.ts';
 import { columnStream } from '../../../src/domain/columns/column-state.ts';
 import { NoReplayerError, stateAt } from '../../../src/history/state-at.ts';
-import { service } from '../../../app/modules.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
 import { runAdmin } from '../../support/cli.ts';

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { createAuthenticator } from '../../../src/auth/authenticator.ts';
-import { LLM_LANE_CREDITS } from '../../../src/credits/prices.ts';
 import { service } from '../../../app/modules.ts';
+import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
+import { LLM_LANE_CREDITS } from '../../../src/credits/prices.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { type FakeChatCompletions, startFakeChatCompletions } from '../../support/fake-chat-completions.ts';

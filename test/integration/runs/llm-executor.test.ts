@@ -1,9 +1,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newPromptId } from '../../../services/prompts/access.ts';
-import { promptStream } from '../../../src/domain/prompts/prompt-state.ts';
 import { type LlmSettings, llmExecutor } from '../../../processes/runs/executors/llm.ts';
 import { type PromptLoader, promptLoaderFrom } from '../../../processes/runs/executors/prompt-loader.ts';
+import { newPromptId } from '../../../src/domain/prompts/access.ts';
+import { promptStream } from '../../../src/domain/prompts/prompt-state.ts';
 import { executorContext } from '../../support/executor-context.ts';
 import { type FakeChatCompletions, startFakeChatCompletions } from '../../support/fake-chat-completions.ts';
 import { closeStore, openStore, type StoreContext } from '../../support/store.ts';

@@ -1,19 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as assert from 'uvu/assert';
-import { createAuthenticator } from '../../../src/auth/authenticator.ts';
-import { loadConfig } from '../../../src/config.ts';
-import { createPool } from '../../../src/db/pool.ts';
+import { service } from '../../../app/modules.ts';
+import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
 import { DATA_KEYS, type DataKeyRow, unwrapDataKey } from '../../../services/secrets/data-keys.ts';
-import {
-  KEY_FILE,
-  MasterKeySource,
-  masterKeyOf,
-  readKeyFile,
-} from '../../../services/secrets/master-key.ts';
+import { KEY_FILE, MasterKeySource, masterKeyOf, readKeyFile } from '../../../services/secrets/master-key.ts';
 import { rotateMasterKey } from '../../../services/secrets/rotation.ts';
 import { secretsFor } from '../../../services/secrets/vault.ts';
-import { service } from '../../../app/modules.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { createPool } from '../../../src/db/pool.ts';
 import { serveApp } from '../../support/app.ts';
 import {
   newMasterKeyText,

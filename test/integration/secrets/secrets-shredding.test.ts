@@ -1,10 +1,10 @@
 import * as assert from 'uvu/assert';
 import { secretsProjection } from '../../../projections/secrets/secrets.ts';
-import type { Pool } from '../../../src/db/pool.ts';
 import { DATA_KEYS, type DataKeyRow, unwrapDataKey } from '../../../services/secrets/data-keys.ts';
+import { type MasterKey, masterKeyOf } from '../../../services/secrets/master-key.ts';
+import type { Pool } from '../../../src/db/pool.ts';
 import { open, valueContext } from '../../../src/domain/secrets/envelope.ts';
 import type { SecretValueSet } from '../../../src/domain/secrets/events.ts';
-import { type MasterKey, masterKeyOf } from '../../../services/secrets/master-key.ts';
 import { secretStream } from '../../../src/domain/secrets/secret-state.ts';
 import { rebuildProjection } from '../../../src/projection/rebuild.ts';
 import { bearer, call } from '../../support/accounts.ts';

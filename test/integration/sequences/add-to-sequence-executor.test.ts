@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
-import { loadState } from '../../../src/command.ts';
 import type { Executor } from '../../../processes/runs/executor.ts';
 import { addToSequenceExecutor } from '../../../processes/runs/executors/add-to-sequence.ts';
+import { loadState } from '../../../src/command.ts';
 import { leadEnrollmentsStream } from '../../../src/domain/sequences/streams.ts';
 import { bearer, call } from '../../support/accounts.ts';
 import { runRowContext } from '../../support/executor-context.ts';

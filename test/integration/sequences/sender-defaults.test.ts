@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
-import { newSenderAccountId } from '../../../services/sequences/access.ts';
 import { sendersFor } from '../../../services/sequences/enroll.ts';
 import { addSenderAccount } from '../../../services/sequences/senders.ts';
+import { newSenderAccountId } from '../../../src/domain/sequences/access.ts';
 import { senderAccountStream } from '../../../src/domain/sequences/streams.ts';
 import { eventually } from '../../support/eventually.ts';
 import { addMember } from '../../support/sequences.ts';

@@ -1,9 +1,9 @@
 import * as assert from 'uvu/assert';
+import { sequenceTasksWorker } from '../../../processes/tasks/sequence-worker.ts';
 import { SEQUENCE_TASKS_KIND } from '../../../projections/tasks/sequence-tasks.ts';
 import { loadState } from '../../../src/command.ts';
 import type { Pool } from '../../../src/db/pool.ts';
 import { leadEnrollmentsStream } from '../../../src/domain/sequences/streams.ts';
-import { sequenceTasksWorker } from '../../../processes/tasks/sequence-worker.ts';
 import { taskStream } from '../../../src/domain/tasks/task.ts';
 import { bearer, call } from '../../support/accounts.ts';
 import { eventually } from '../../support/eventually.ts';

@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isCronAuthorized } from '../../../commands/content/cron-bearer.ts';
-import type { ArticleContent } from '../../../src/content-api/article.ts';
-import { articleStream, contentHash, syncArticle } from '../../../services/content/article.ts';
 import { parseNamedSync } from '../../../services/content/sync-request.ts';
+import type { ArticleContent } from '../../../src/content-api/article.ts';
+import { articleStream, contentHash, syncArticle } from '../../../src/domain/content/article.ts';
 import { AppError } from '../../../src/errors.ts';
 
 const test = suite('sync request and article decider');

@@ -1,10 +1,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { z } from 'zod';
+import { service } from '../../../app/modules.ts';
 import { InvalidEventError } from '../../../src/event-store/errors.ts';
 import type { RecordedEvent } from '../../../src/event-store/port.ts';
 import { EventRegistry } from '../../../src/event-store/registry.ts';
-import { service } from '../../../app/modules.ts';
 import { categoryOf, defineStream } from '../../../src/stream.ts';
 
 const test = suite('event registry: built from stream definitions, strict both ways');

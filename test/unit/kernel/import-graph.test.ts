@@ -75,7 +75,10 @@ test('each floor is known: every source file belongs to one', () => {
 
 test('the checker catches an upward import, an impure domain import and a circle', () => {
   const made = new Map([
-    ['src/http/app.ts', [{ specifier: '', target: 'commands/tables/create-table.ts', typeOnly: true, relative: true }]],
+    [
+      'src/http/app.ts',
+      [{ specifier: '', target: 'commands/tables/create-table.ts', typeOnly: true, relative: true }],
+    ],
     ['src/domain/rows/cells.ts', [{ specifier: 'pg', target: 'pg', typeOnly: false, relative: false }]],
     ['commands/a.ts', [{ specifier: '', target: 'commands/b.ts', typeOnly: true, relative: true }]],
     ['commands/b.ts', [{ specifier: '', target: 'commands/a.ts', typeOnly: false, relative: true }]],

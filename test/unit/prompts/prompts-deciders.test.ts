@@ -3,8 +3,8 @@ import * as assert from 'uvu/assert';
 import { createPrompt } from '../../../commands/prompts/create-prompt.ts';
 import { deletePrompt } from '../../../commands/prompts/delete-prompt.ts';
 import { updatePrompt } from '../../../commands/prompts/update-prompt.ts';
-import type { PromptEvent, PromptNameEvent } from '../../../src/domain/prompts/events.ts';
 import { movePromptName } from '../../../services/prompts/names.ts';
+import type { PromptEvent, PromptNameEvent } from '../../../src/domain/prompts/events.ts';
 import { given, NOW, pathsOf } from '../../support/decider-spec.ts';
 
 const test = suite('prompts: deciders of the prompt and prompt-names streams');

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../../../src/config.ts';
 import {
   executorsFrom,
   NOTHING_DONE_CODES,
@@ -12,6 +11,7 @@ import { llmSettingsFrom } from '../../../processes/runs/executors/llm.ts';
 import { notImplementedExecutor } from '../../../processes/runs/executors/not-implemented.ts';
 import { RowTemplates } from '../../../processes/runs/executors/render.ts';
 import { syncToTableExecutor } from '../../../processes/runs/executors/sync-to-table.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { OutboundClient } from '../../../src/net/outbound.ts';
 import { executorContext } from '../../support/executor-context.ts';
 

@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createOrganization } from '../../../commands/accounts/bootstrap-attempt.ts';
+import { finalStatus } from '../../../processes/runs/finish-worker.ts';
 import { organizationStream } from '../../../src/domain/accounts/streams.ts';
 import { reserveCredits, rowCharge } from '../../../src/domain/runs/credits.ts';
-import { finalStatus } from '../../../processes/runs/finish-worker.ts';
 import { claimColumn, eventIdOf } from '../../../src/domain/runs/run-state.ts';
 import { given } from '../../support/decider-spec.ts';
 

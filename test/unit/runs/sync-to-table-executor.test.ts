@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MAX_BATCH } from '../../../src/domain/rows/schemas.ts';
 import { syncToTableExecutor } from '../../../processes/runs/executors/sync-to-table.ts';
+import { MAX_BATCH } from '../../../src/domain/rows/schemas.ts';
 import { AppError } from '../../../src/errors.ts';
 import { executorContext, RecordingRowWriter } from '../../support/executor-context.ts';
 

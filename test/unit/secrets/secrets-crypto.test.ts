@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../../../src/config.ts';
-import { newDataKey, open, seal } from '../../../src/domain/secrets/envelope.ts';
 import {
   ensureKeyFile,
   KEY_FILE,
   MasterKeySource,
   masterKeyOf,
 } from '../../../services/secrets/master-key.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { newDataKey, open, seal } from '../../../src/domain/secrets/envelope.ts';
 import { looksLikeMask, maskValue } from '../../../src/domain/secrets/schemas.ts';
 
 const keyText = () => randomBytes(32).toString('base64');

@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { deleteTask } from '../../../commands/tasks/edit-task.ts';
 import { taskMessageId } from '../../../processes/tasks/email-worker.ts';
-import type { TaskEvent } from '../../../src/domain/tasks/events.ts';
 import { splitAnswer } from '../../../processes/tasks/llm-draft.ts';
+import type { TaskEvent } from '../../../src/domain/tasks/events.ts';
 import { given, NOW } from '../../support/decider-spec.ts';
 
 const at = '2024-05-01T10:00:00.000Z';

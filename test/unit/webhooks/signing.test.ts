@@ -1,13 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { loadConfig } from '../../../src/config.ts';
-import {
-  DEFAULT_RETRY_SCHEDULE,
-  JITTER,
-  nextAttemptAt,
-  retryAfterSeconds,
-} from '../../../src/domain/webhooks/retry.ts';
+import { DEFAULT_RETRY_SCHEDULE, loadConfig } from '../../../src/config.ts';
+import { JITTER, nextAttemptAt, retryAfterSeconds } from '../../../src/domain/webhooks/retry.ts';
 import {
   messageIdOf,
   newSigningSecret,

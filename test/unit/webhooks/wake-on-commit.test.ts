@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { DELIVERY_KIND } from '../../../src/domain/webhooks/messages.ts';
 import { service } from '../../../app/modules.ts';
+import { DELIVERY_KIND } from '../../../src/domain/webhooks/messages.ts';
 import { wakeOnCommit } from '../../../src/work/batch.ts';
 
 /** The kinds a commit woke (those of them with items just enqueued): `all` for every kind. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LANGUAGE_CODE, oneWayIssues } from '../../search/one-way.ts';
 import { TIME_RANGES } from '../../../clients/searxng.ts';
+import { LANGUAGE_CODE, oneWayIssues } from '../../search/one-way.ts';
 import { templateRefs } from '../references.ts';
 import { type Config, type ConfigIssue, type ProviderSpec, runCondition } from './spec.ts';
 

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { API_KEY_REVOKED_CHANNEL } from '../../projections/accounts/api-keys.ts';
-import { backoffMs } from '../db/backoff.ts';
-import type { Pool } from '../db/pool.ts';
-import type { VerifiedKeyCache } from './key-cache.ts';
+import type { VerifiedKeyCache } from '../../src/auth/key-cache.ts';
+import { backoffMs } from '../../src/db/backoff.ts';
+import type { Pool } from '../../src/db/pool.ts';
 
 /**
  * Keeps a process's key cache honest when another process revokes a key. The api_keys projection

@@ -1,13 +1,10 @@
 import type { Principal } from '../../src/auth/scopes.ts';
 import { loadState } from '../../src/command.ts';
+import { leadNotFound, otherOrganization } from '../../src/domain/leads/access.ts';
+import { isLeadId } from '../../src/domain/leads/identity.ts';
+import { type LeadState, leadStream } from '../../src/domain/leads/lead-state.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
-import { isLeadId } from './identity.ts';
-import { type LeadState, leadStream } from '../../src/domain/leads/lead-state.ts';
-import type { LeadView } from '../../src/domain/leads/schemas.ts';
-
-export const leadNotFound = (leadId: string) => new AppError('not_found', `No lead ${leadId}.`);
-const otherOrganization = () => new AppError('forbidden', 'The lead belongs to another organization.');
 
 /**
  * The lead as its stream tells it, for a command: 404 when there is none (or it was deleted, or merged
@@ -30,21 +27,3 @@ export async function loadLeadForWrite(
   if (state.status !== 'live') throw leadNotFound(leadId);
   return loaded;
 }
-
-/** The same checks for a query, on the read-model row it read (undefined: no such lead). */
-export function readableLead<Row extends { organization_id: string }>(
-  row: Row | undefined,
-  leadId: string,
-  principal: Principal,
-): Row {
-  if (!row) throw leadNotFound(leadId);
-  if (row.organization_id !== principal.organizationId) throw otherOrganization();
-  return row;
-}
-
-export const leadView = (state: LeadState): LeadView => ({
-  id: state.id,
-  ...state.data,
-  createdAt: state.createdAt,
-  updatedAt: state.updatedAt,
-});

@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { handleCommandBatch } from '../../src/command-batch.ts';
-import { type ArticleContent, articleContentSchema } from '../../src/content-api/article.ts';
-import type { EventMetadata, EventStore, Position } from '../../src/event-store/port.ts';
-import { GroupCommit } from '../../src/group-commit.ts';
-import { defineStream, type EventsOf } from '../../src/stream.ts';
+import { type ArticleContent, articleContentSchema } from '../../content-api/article.ts';
+import { defineStream, type EventsOf } from '../../stream.ts';
 
 /**
  * Storing one fetched article in its stream `article-<kind>.<slug>`. Every ArticleSynced carries the
@@ -115,65 +112,3 @@ export const syncArticle = articleStream.decider((command: SyncArticleCommand, s
     },
   ];
 });
-
-export interface StoredArticle {
-  changed: boolean;
-  updatedAt: string;
-  /** Where the new event landed; undefined when nothing was appended. */
-  position?: Position;
-}
-
-export interface ArticleWrite {
-  command: SyncArticleCommand;
-  metadata: EventMetadata;
-  now: Date;
-}
-
-/** Articles stored by one writer go out together: batches of up to this many, one transaction each. */
-const BATCH = 100;
-/** Batches written at once: one being committed while the next one gathers. */
-const IN_FLIGHT = 2;
-
-/**
- * Stores fetched articles as they come, group-commit style: each write waits only for the batch it
- * joins (a lone write leaves at once), and a batch is one read of the streams' last events and one
- * append to all of them. A named and a full sync racing on one article are decided again.
- */
-export function articleWriter(store: EventStore): (write: ArticleWrite) => Promise<StoredArticle> {
-  const existing = writers.get(store);
-  if (existing) return existing;
-  const writer = newArticleWriter(store);
-  writers.set(store, writer);
-  return writer;
-}
-
-/** One writer per store, so that concurrent syncs of a process (a burst of notifications) share batches. */
-const writers = new WeakMap<EventStore, (write: ArticleWrite) => Promise<StoredArticle>>();
-
-function newArticleWriter(store: EventStore): (write: ArticleWrite) => Promise<StoredArticle> {
-  const group = new GroupCommit(
-    (writes: ArticleWrite[]) =>
-      handleCommandBatch({
-        store,
-        decider: syncArticle,
-        items: writes.map((w) => ({
-          stream: articleStream.name(w.command.kind, w.command.article.slug),
-          command: w.command,
-          metadata: w.metadata,
-          now: w.now,
-        })),
-        maxRetries: 5,
-      }),
-    { maxBatch: BATCH, maxInFlight: IN_FLIGHT },
-  );
-  return async (write) => {
-    const outcome = await group.submit(write);
-    if (!outcome.ok) throw outcome.error;
-    const { events, state, appended } = outcome.result;
-    return {
-      changed: events.length > 0,
-      updatedAt: state.updatedAt ?? write.now.toISOString(),
-      position: appended?.position,
-    };
-  };
-}

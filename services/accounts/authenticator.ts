@@ -1,10 +1,10 @@
 import { API_KEYS, type ApiKeyRow } from '../../projections/accounts/api-keys.ts';
-import type { Pool } from '../db/pool.ts';
-import { VerifiedKeyCache } from './key-cache.ts';
-import { parseKey, secretMatches } from './keys.ts';
-import { LastUsedRecorder } from './last-used.ts';
+import { VerifiedKeyCache } from '../../src/auth/key-cache.ts';
+import { parseKey, secretMatches } from '../../src/auth/keys.ts';
+import { LastUsedRecorder } from '../../src/auth/last-used.ts';
+import type { Authenticator, Principal, Scope } from '../../src/auth/scopes.ts';
+import type { Pool } from '../../src/db/pool.ts';
 import { RevocationListener } from './revocation-listener.ts';
-import type { Authenticator, Principal, Scope } from './scopes.ts';
 
 type KeyRecord = Pick<
   ApiKeyRow,

@@ -1,16 +1,11 @@
 import type { Principal } from '../../src/auth/scopes.ts';
 import { type LoadedState, loadState, loadStates, type StreamLoad } from '../../src/command.ts';
-import { AppError } from '../../src/errors.ts';
+import { otherOrganization, tableNotFound } from '../../src/domain/tables/access.ts';
+import type { TableEvent } from '../../src/domain/tables/events.ts';
+import { isTableId } from '../../src/domain/tables/ids.ts';
+import { type TableState, tableStream } from '../../src/domain/tables/table-state.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
 import type { DomainEvent } from '../../src/stream.ts';
-import type { TableEvent } from '../../src/domain/tables/events.ts';
-import { isColumnId, isTableId } from '../../src/domain/tables/ids.ts';
-import { type TableColumn, type TableState, tableStream } from '../../src/domain/tables/table-state.ts';
-
-export const tableNotFound = (tableId: string) => new AppError('not_found', `No table ${tableId}.`);
-export const columnNotFound = (tableId: string, columnId: string) =>
-  new AppError('not_found', `No column ${columnId} in table ${tableId}.`);
-const otherOrganization = () => new AppError('forbidden', 'The table belongs to another organization.');
 
 /**
  * The table as its stream tells it, for a command: 404 when it does not exist (or the id is of the
@@ -52,27 +47,6 @@ function writable(
   if (!loaded.state.exists) throw tableNotFound(tableId);
   if (loaded.state.organizationId !== principal.organizationId) throw otherOrganization();
   return loaded;
-}
-
-/** The member column of a loaded table, or 404. */
-export function memberColumn(table: TableState, columnId: string): TableColumn {
-  const column = isColumnId(columnId) ? table.columns.get(columnId) : undefined;
-  if (!column) throw columnNotFound(table.id, columnId);
-  return column;
-}
-
-/**
- * The same checks for a query, on the table's read-model row (undefined: no such table), which the
- * query reads together with what it answers.
- */
-export function readableTable<Row extends { organization_id: string }>(
-  row: Row | undefined,
-  tableId: string,
-  principal: Principal,
-): Row {
-  if (!row) throw tableNotFound(tableId);
-  if (row.organization_id !== principal.organizationId) throw otherOrganization();
-  return row;
 }
 
 /** Owning organization of each named table (undefined: no such table), for destinationTableId checks. */
