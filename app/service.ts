@@ -4,18 +4,20 @@ import type { Config } from '../src/config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
+import type { ServiceDeps } from '../src/deps.ts';
 import { instrumentEventStore } from '../src/event-store/instrumented.ts';
 import { openEventStore } from '../src/event-store/open.ts';
 import type { EventStore } from '../src/event-store/port.ts';
 import type { Composition } from '../src/feature.ts';
-import { type AppDeps, buildApp, type ZodApp } from '../src/http/app.ts';
+import { buildApp } from '../src/http/app.ts';
+import type { ZodApp } from '../src/http/routes.ts';
 import { Projections } from '../src/projection/projections.ts';
 import { wakeOnCommit } from '../src/work/batch.ts';
 import { Workers } from '../src/work/workers.ts';
 
 export interface Service {
   app: ZodApp;
-  deps: AppDeps;
+  deps: ServiceDeps;
   close(): Promise<void>;
 }
 
@@ -68,7 +70,7 @@ export async function startService(config: Config, logger: Logger, parts: Servic
     });
     await projections.start();
     cleanups.unshift(() => projections.stop());
-    const deps: AppDeps = {
+    const deps: ServiceDeps = {
       config,
       store,
       pool,

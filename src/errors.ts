@@ -7,6 +7,7 @@ export const errorCatalogue = {
   validation_failed: { status: 400, title: 'Request validation failed' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
   bad_request: { status: 400, title: 'Bad request' },
+  idempotency_key_unsupported: { status: 400, title: 'This route does not take an Idempotency-Key' },
   unauthorized: { status: 401, title: 'Authentication required' },
   invalid_credentials: { status: 401, title: 'Wrong email or password' },
   insufficient_credits: { status: 402, title: 'Not enough credits' },
@@ -99,3 +100,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** Whatever was thrown, as an Error (a rejection may carry anything). */
 export const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
+
+/** The `detail` of a validation failure: where, and every path. */
+export const invalidDetail = (where: string, errors: readonly FieldError[]) =>
+  `Invalid ${where}: ${errors.map((e) => e.path).join(', ')}`;

@@ -1,11 +1,12 @@
+import type { ServiceDeps } from './deps.ts';
 import { EventRegistry } from './event-store/registry.ts';
-import type { AppDeps, RouteModule } from './http/app.ts';
+import type { RouteModule } from './http/routes.ts';
 import type { Projection } from './projection/types.ts';
 import type { AnyStreamDefinition } from './stream.ts';
 import type { WorkerSpec } from './work/worker.ts';
 
 /** A kind of background work of a feature, made from the service's dependencies (DESIGN section 9). */
-export type WorkerFactory = (deps: AppDeps) => WorkerSpec;
+export type WorkerFactory = (deps: ServiceDeps) => WorkerSpec;
 
 /**
  * A feature declares itself once (src/domain/<feature>/feature.ts): its streams with their event

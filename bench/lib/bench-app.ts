@@ -2,7 +2,9 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import type { FastifyInstance } from 'fastify';
 import { createPool } from '../../src/db/pool.ts';
-import { type AppDeps, buildApp, type RouteModule } from '../../src/http/app.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { type AppOptions, type ServedApp, serveApp } from '../../test/support/app.ts';
 import type { BenchServer } from './postgres.ts';
 
@@ -42,7 +44,7 @@ export async function listenOnLoopback(app: FastifyInstance): Promise<string> {
 
 /** Another app over the same wiring (another authenticator, say), listening on loopback. */
 export async function serveBenchApp(
-  deps: AppDeps,
+  deps: ServiceDeps,
   routes: readonly RouteModule[],
 ): Promise<{ app: FastifyInstance; url: string }> {
   const app = await buildApp(deps, routes);

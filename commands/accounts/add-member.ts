@@ -5,8 +5,8 @@ import { handleCommand } from '../../src/command.ts';
 import { emailReservationStream, userStream } from '../../src/domain/accounts/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 const Name = z.string().trim().min(1).max(100);
 const AddMemberBody = z.strictObject({

@@ -14,6 +14,7 @@ import { newKeyId } from '../../src/auth/keys.ts';
 import { hashPassword, verifyPassword } from '../../src/auth/password.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import {
   type BootstrapAttempt,
   emailReservationStream,
@@ -23,8 +24,8 @@ import {
 } from '../../src/domain/accounts/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata } from '../../src/event-store/port.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import {
   type AttemptRef,
   completeBootstrap,
@@ -80,7 +81,7 @@ const noHook: StepHook = async () => {};
  * that an end-to-end test can kill the process exactly there (test/e2e/reliability/process-faults/bootstrap.test.ts).
  * Read from the environment rather than the configuration so that it appears in no setting a user sees.
  */
-export function testPauseHook(deps: Pick<AppDeps, 'logger'>, env = process.env): StepHook {
+export function testPauseHook(deps: Pick<ServiceDeps, 'logger'>, env = process.env): StepHook {
   const step = env.STK_TEST_BOOTSTRAP_PAUSE_AFTER;
   if (!step) return noHook;
   if (!BOOTSTRAP_STEPS.includes(step as BootstrapStep))
@@ -98,7 +99,7 @@ export function testPauseHook(deps: Pick<AppDeps, 'logger'>, env = process.env):
  * (its owner retrying), or another once the grace period has passed. Only called under the address's
  * lock, so no process is still working on the attempt found.
  */
-async function takeOverUnfinished(deps: AppDeps, input: Body, metadata: EventMetadata, now: Date) {
+async function takeOverUnfinished(deps: ServiceDeps, input: Body, metadata: EventMetadata, now: Date) {
   const { state } = await loadState(
     deps.store,
     emailReservationStream.name(input.email),
@@ -113,7 +114,7 @@ async function takeOverUnfinished(deps: AppDeps, input: Body, metadata: EventMet
 
 /** The writes of one attempt after its reservation, the completion last; the caller undoes them on failure. */
 async function writeAttempt(
-  deps: AppDeps,
+  deps: ServiceDeps,
   input: Body,
   attempt: BootstrapAttempt,
   context: { metadata: EventMetadata; now: Date; hook: StepHook },
@@ -172,7 +173,7 @@ async function writeAttempt(
  * held for the whole call in every process, an attempt found unfinished is one nobody works on.
  */
 export async function bootstrapAccount(
-  deps: AppDeps,
+  deps: ServiceDeps,
   input: Body,
   correlationId: string,
   hook: StepHook = noHook,

@@ -6,12 +6,13 @@ import { keyMetadataSchema, keyPath } from '../../services/accounts/views.ts';
 import { generateKey } from '../../src/auth/keys.ts';
 import { SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { handleCommand } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { apiKeyStream } from '../../src/domain/accounts/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** The read models a new key must be visible in before its owner is told about it. */
 export const KEY_PROJECTIONS = [apiKeysProjection];
@@ -57,7 +58,7 @@ export const issueKey = apiKeyStream.decider((command: IssueKey, state) => {
 
 /** Appends a new key; the whole key (with its secret) exists only in the value returned here. */
 export async function issueApiKey(
-  deps: Pick<AppDeps, 'store' | 'clock'>,
+  deps: Pick<ServiceDeps, 'store' | 'clock'>,
   input: IssueKeyInput,
 ): Promise<{ apiKey: string; keyId: string; position: Position }> {
   const key = generateKey(input.keyId);
@@ -85,7 +86,7 @@ export async function issueApiKey(
  * Issues a key and answers with it: the only copy of its secret, so the answer is built from the log
  * whether or not the key listing shows the key yet (it does once this returns, unless it lags).
  */
-export async function issueKeyAnswer(deps: AppDeps, input: IssueKeyInput) {
+export async function issueKeyAnswer(deps: ServiceDeps, input: IssueKeyInput) {
   const issued = await issueApiKey(deps, input);
   await readYourWrites(deps, issued.position, KEY_PROJECTIONS);
   return { apiKey: issued.apiKey, keyMetadata: await keyMetadataFromLog(deps.store, issued.keyId) };

@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { verifyNoPassword, verifyPassword } from '../../src/auth/password.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { loadState } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { emailReservationStream, loginStream, userStream } from '../../src/domain/accounts/streams.ts';
 import { AppError } from '../../src/errors.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { issuedKeySchema, issueKeyAnswer, sendCreatedKey } from './issue-api-key.ts';
 import { publicRateLimited } from './public-rate-limit.ts';
 
@@ -33,7 +34,7 @@ export const loginBody = z
 type Body = z.infer<typeof loginBody>;
 
 /** The owner of a finished account with this address, with what a login needs; else undefined. */
-async function ownerOf(deps: AppDeps, email: string) {
+async function ownerOf(deps: ServiceDeps, email: string) {
   const { state } = await loadState(deps.store, emailReservationStream.name(email), emailReservationStream);
   if (state.status !== 'completed') return undefined;
   const { state: user } = await loadState(deps.store, userStream.name(state.userId), userStream);
@@ -53,7 +54,7 @@ const wrongCredentials = () =>
  * its actor; a wrong password for an account is recorded as LoginFailed on the user's login stream,
  * without anything of what was typed (an unknown address leaves no trace: it names nobody).
  */
-export async function login(deps: AppDeps, input: Body, correlationId: string) {
+export async function login(deps: ServiceDeps, input: Body, correlationId: string) {
   const owner = await ownerOf(deps, input.email);
   const matches = owner
     ? await verifyPassword(input.password, owner.passwordHash)

@@ -2,7 +2,7 @@ import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { AppError } from '../../src/errors.ts';
-import type { ZodApp } from '../../src/http/app.ts';
+import type { ZodApp } from '../../src/http/routes.ts';
 
 /**
  * Registers public routes whose `config.rateLimit` limits them per client address, past which they

@@ -4,11 +4,12 @@ import { keyNotFound, keyParams, readKey, readOrganizationKeys } from '../../ser
 import { withOrganizationKeysLock } from '../../src/auth/account-locks.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { apiKeyStream } from '../../src/domain/accounts/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { KEY_PROJECTIONS } from './issue-api-key.ts';
 
 /** The scope that lets a key issue and revoke keys: an organization always keeps one key holding it. */
@@ -45,7 +46,7 @@ export const revokeKey = apiKeyStream.decider((command: RevokeKey, state) => {
  * confirmed by its own stream, so a revocation the read model has not applied yet is seen. A key the
  * listing does not show yet is missed, which can only refuse a revocation, never allow a lockout.
  */
-async function otherAdminKeys(deps: AppDeps, organizationId: string, keyId: string): Promise<number> {
+async function otherAdminKeys(deps: ServiceDeps, organizationId: string, keyId: string): Promise<number> {
   const rows = await readOrganizationKeys(deps.pool, organizationId);
   const candidates = rows.filter((k) => k.key_id !== keyId && !k.revoked && k.scopes.includes(ADMIN_SCOPE));
   const states = await Promise.all(

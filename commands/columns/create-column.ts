@@ -1,16 +1,13 @@
 import { z } from 'zod';
 import { COLUMNS, columnsProjection } from '../../projections/columns/columns.ts';
-import {
-  loadTriggerColumns,
-  refuseRetriggerCycle,
-  triggerColumn,
-} from '../../services/columns/retrigger-cycle.ts';
+import { loadTriggerColumns } from '../../services/columns/trigger-columns.ts';
 import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts';
 import { sequencesNamed } from '../../services/sequences/column-sequences.ts';
 import { loadTableForWrite, tableOrganizations } from '../../services/tables/load.ts';
 import { type CommandResult, handleCommand } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { withSessionLock } from '../../src/db/session-lock.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { type ColumnState, columnStream } from '../../src/domain/columns/column-state.ts';
 import { type ConfigContext, validateColumnConfig } from '../../src/domain/columns/config/index.ts';
 import {
@@ -34,6 +31,7 @@ import {
   OriginSchema,
   PositionSchema,
 } from '../../src/domain/columns/fields.ts';
+import { refuseRetriggerCycle, triggerColumn } from '../../src/domain/columns/retrigger-cycle.ts';
 import { tableNotFound } from '../../src/domain/tables/access.ts';
 import { newColumnId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
@@ -41,8 +39,8 @@ import { columnMembers, tableStream } from '../../src/domain/tables/table-state.
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { removeColumn } from './delete-column.ts';
 // The per-request FilterObject (used by column runs) is published in the OpenAPI document already.
 import '../../src/domain/columns/filter-object.ts';
@@ -196,7 +194,7 @@ export const createColumnRoute: RouteModule = (app, deps) => {
  * read model shows it.
  */
 async function claimAndCreate(
-  deps: AppDeps,
+  deps: ServiceDeps,
   command: CreateColumn,
   metadata: EventMetadata,
   now: Date,

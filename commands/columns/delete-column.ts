@@ -11,8 +11,8 @@ import { type TableColumn, type TableState, tableStream } from '../../src/domain
 import { AppError, formatPath } from '../../src/errors.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { stopColumnRuns } from '../runs/stop-run.ts';
 
 /** A column whose config names the column being deleted, and where. */

@@ -1,10 +1,6 @@
 import { z } from 'zod';
 import { columnsProjection } from '../../projections/columns/columns.ts';
-import {
-  loadTriggerColumns,
-  refuseRetriggerCycle,
-  triggerColumn,
-} from '../../services/columns/retrigger-cycle.ts';
+import { loadTriggerColumns } from '../../services/columns/trigger-columns.ts';
 import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts';
 import { sequencesNamed } from '../../services/sequences/column-sequences.ts';
 import { loadTableForWriteWith, tableOrganizations } from '../../services/tables/load.ts';
@@ -26,14 +22,15 @@ import {
   LabelSchema,
   PositionSchema,
 } from '../../src/domain/columns/fields.ts';
+import { refuseRetriggerCycle, triggerColumn } from '../../src/domain/columns/retrigger-cycle.ts';
 import { columnNotFound, memberColumn } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { columnMembers } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
 import { WrongExpectedRevisionError } from '../../src/event-store/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface ColumnPatch {
   label?: string;

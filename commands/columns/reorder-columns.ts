@@ -10,8 +10,8 @@ import { AppError, type FieldError } from '../../src/errors.ts';
 import type { Position } from '../../src/event-store/port.ts';
 import { comparePositions } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { loadColumns } from './delete-column.ts';
 
 export interface Move {

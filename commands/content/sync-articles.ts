@@ -10,9 +10,10 @@ import { runNamedSync } from '../../services/content/sync-named.ts';
 import { probeResponseSchema, SyncReport, syncResponseSchema } from '../../services/content/sync-report.ts';
 import { parseNamedSync } from '../../services/content/sync-request.ts';
 import { type ContentApiClient, contentApiFromConfig } from '../../src/content-api/client.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { SLUG_SHAPES } from '../../src/domain/content/sync-shapes.ts';
 import { AppError } from '../../src/errors.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { cronBearerCheck, rateLimited } from './cron-bearer.ts';
 
 /** How long a response waits for site_content to show what it stored. */
@@ -110,7 +111,7 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
 }
 
 async function handleSync(
-  deps: AppDeps,
+  deps: ServiceDeps,
   client: ContentApiClient | undefined,
   options: SyncRouteOptions,
   checkBearer: (request: FastifyRequest) => Promise<void>,
@@ -146,7 +147,7 @@ function requireClient(client: ContentApiClient | undefined): ContentApiClient {
 }
 
 function syncContext(
-  deps: AppDeps,
+  deps: ServiceDeps,
   client: ContentApiClient,
   request: FastifyRequest,
   source: 'full' | 'named',
@@ -163,7 +164,12 @@ function syncContext(
 }
 
 /** Read-your-writes: answer once the public pages show what was stored (or log that they lag). */
-async function waitForRows(deps: AppDeps, request: FastifyRequest, report: SyncReport, timeoutMs: number) {
+async function waitForRows(
+  deps: ServiceDeps,
+  request: FastifyRequest,
+  report: SyncReport,
+  timeoutMs: number,
+) {
   if (!report.lastPosition) return;
   try {
     await deps.projections.waitFor(report.lastPosition, [siteContentProjection], timeoutMs);

@@ -4,8 +4,8 @@ import { leadView } from '../../src/domain/leads/access.ts';
 import { normaliseOrRefuse } from '../../src/domain/leads/lead.ts';
 import { CreatedLeadSchema, CreateLeadBody } from '../../src/domain/leads/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export const leadPath = (leadId: string) => `/api/leads/${leadId}`;
 

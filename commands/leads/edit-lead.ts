@@ -9,8 +9,8 @@ import { LEAD_FIELDS, type LeadFields, normaliseOrRefuse } from '../../src/domai
 import { leadStream } from '../../src/domain/leads/lead-state.ts';
 import { LeadParams, LeadSchema, PatchLeadBody } from '../../src/domain/leads/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { MANUAL_SOURCE } from './create-lead.ts';
 
 type Edit = Extract<LeadEvent, { type: 'LeadEdited' }>['data'];

@@ -1,6 +1,6 @@
 import { providerLookup } from '../../services/search/lookup.ts';
 import { LinkedinSearchAnswer, LinkedinSearchBody } from '../../src/domain/linkedin/schemas.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** POST /api/linkedin/search: people or companies on LinkedIn, through the LinkedIn data provider. */
 export const linkedinSearchRoute: RouteModule = (app, deps) => {

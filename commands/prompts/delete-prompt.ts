@@ -9,8 +9,8 @@ import { latestVersion, promptStream } from '../../src/domain/prompts/prompt-sta
 import { PromptParams } from '../../src/domain/prompts/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface DeletePrompt {
   promptId: string;

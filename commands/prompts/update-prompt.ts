@@ -13,8 +13,8 @@ import {
   templateVariables,
 } from '../../src/domain/prompts/template.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface UpdatePrompt {
   promptId: string;

@@ -8,8 +8,8 @@ import { isRowId } from '../../src/domain/rows/ids.ts';
 import { rowStream } from '../../src/domain/rows/row-state.ts';
 import { RowParams } from '../../src/domain/rows/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface DeleteRow {
   tableId: string;

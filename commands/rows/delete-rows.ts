@@ -9,9 +9,9 @@ import { RowIdsSchema } from '../../src/domain/rows/schemas.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { deleteRow } from './delete-row.ts';
 import { newest } from './shared.ts';
 

@@ -5,6 +5,7 @@ import { loadTableForWrite } from '../../services/tables/load.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
 import { handleCommandBatch } from '../../src/command-batch.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { ColumnKeySchema } from '../../src/domain/columns/fields.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import { checkCells, columnsByKey, type RowColumn, writtenStatuses } from '../../src/domain/rows/cells.ts';
@@ -17,9 +18,9 @@ import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { AppError, type FieldError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 import { IdempotencyHeaders, idempotency, idempotentWork } from '../../src/http/idempotency.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { changeCells } from './patch-row.ts';
 import { firstFailure, newest, ROWS_BODY_LIMIT, rowPath, serializeAsIs } from './shared.ts';
 import { findMatches, matchKey, refuseDuplicates, upsertColumn, withUpsertLock } from './upsert.ts';
@@ -84,7 +85,7 @@ interface Written {
 }
 
 /** Appends the batch: the new rows as one event of a batch stream, updates merged by cell on their own streams. */
-async function write(deps: AppDeps, batch: Batch): Promise<Written> {
+async function write(deps: ServiceDeps, batch: Batch): Promise<Written> {
   const { tableId, columns, metadata, now } = batch;
   const creates: number[] = [];
   const updates: number[] = [];
@@ -178,7 +179,7 @@ export interface InsertRowsInput {
  * writes rows from inside the service (a sync_to_table run): the same checks, events and wait for the
  * rows read model. Answers each row as written, which existing row it updated (upsert), and the table.
  */
-export async function insertRowsAs(deps: AppDeps, input: InsertRowsInput) {
+export async function insertRowsAs(deps: ServiceDeps, input: InsertRowsInput) {
   const { tableId } = input;
   const principal = { organizationId: input.organizationId } as Principal;
   const { state: table } = await loadTableForWrite(deps.store, tableId, principal);

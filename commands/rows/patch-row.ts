@@ -14,8 +14,8 @@ import { rowView } from '../../src/domain/rows/view.ts';
 import { AppError } from '../../src/errors.ts';
 import { WrongExpectedRevisionError } from '../../src/event-store/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { ROWS_BODY_LIMIT } from './shared.ts';
 
 export interface ChangeCells {

@@ -1,5 +1,6 @@
 import { ROWS, rowsProjection } from '../../projections/rows/rows.ts';
 import { Semaphore } from '../../src/content-api/semaphore.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import type { RowColumn } from '../../src/domain/rows/cells.ts';
 import { prepareCondition, resolverFor } from '../../src/domain/rows/condition/prepare.ts';
@@ -7,7 +8,6 @@ import { conditionSql } from '../../src/domain/rows/condition/sql.ts';
 import { foldCase } from '../../src/domain/rows/condition/values.ts';
 import { SqlParams } from '../../src/domain/rows/sql-params.ts';
 import { AppError, type FieldError } from '../../src/errors.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { ProjectionLagError } from '../../src/projection/projections.ts';
 
 /**
@@ -47,7 +47,7 @@ export function refuseDuplicates(column: RowColumn, cells: readonly Record<strin
 
 /** The oldest existing row holding each value, by matchKey, read with the one condition evaluator's SQL. */
 export async function findMatches(
-  deps: Pick<AppDeps, 'pool'>,
+  deps: Pick<ServiceDeps, 'pool'>,
   tableId: string,
   column: RowColumn,
   values: readonly unknown[],
@@ -77,7 +77,7 @@ export async function findMatches(
 const lockHolders = new Semaphore(4);
 
 export async function withUpsertLock<T>(
-  deps: Pick<AppDeps, 'pool' | 'store' | 'projections'>,
+  deps: Pick<ServiceDeps, 'pool' | 'store' | 'projections'>,
   tableId: string,
   fn: () => Promise<T>,
 ): Promise<T> {

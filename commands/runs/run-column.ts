@@ -1,12 +1,12 @@
-import { EstimateBody } from '../../queries/rows/estimate.ts';
+import { EstimateBody } from '../../queries/rows/run-scope.ts';
 import { readRun, runView } from '../../queries/runs/read-run.ts';
 import { runFromEvent } from '../../queries/runs/run-from-event.ts';
 import { RunSchema } from '../../src/domain/runs/schemas.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata } from '../../src/http/commands.ts';
 import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { runVisible, startRun } from './start-run.ts';
 
 export const runPath = (runId: string) => `/api/runs/${runId}`;

@@ -1,20 +1,21 @@
 import { runConcurrency } from '../../processes/runs/executors/index.ts';
 import { ROWS } from '../../projections/rows/rows.ts';
 import { runsProjection } from '../../projections/runs/runs.ts';
-import { eligibility, type RunScope } from '../../queries/rows/eligibility.ts';
+import { eligibility } from '../../queries/rows/eligibility.ts';
+import type { RunScope } from '../../queries/rows/run-scope.ts';
 import { readableColumns } from '../../queries/rows/table-columns.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
 import { creditsPerRow } from '../../src/credits/prices.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
+import { reserveCredits } from '../../src/domain/accounts/credits.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
-import { reserveCredits } from '../../src/domain/runs/credits.ts';
 import type { RunCreatedData, RunTrigger } from '../../src/domain/runs/events.ts';
 import { claimColumn, columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { readYourWrites } from '../../src/http/commands.ts';
 import { randomId } from '../../src/ids.ts';
 import { activeRunOf } from './stop-run.ts';
@@ -42,7 +43,7 @@ export interface StartRun {
  * and the rows enqueued off the request. Used by the run route and by auto-run.
  */
 export async function startRun(
-  deps: AppDeps,
+  deps: ServiceDeps,
   input: StartRun,
 ): Promise<{ run: RunCreatedData; position?: Position }> {
   const { organizationId, tableId, columnId, scope, trigger, metadata } = input;
@@ -128,5 +129,5 @@ export async function startRun(
 }
 
 /** Waits (bounded) until the runs read model shows what was appended, so a GET right after shows it. */
-export const runVisible = (deps: AppDeps, position: Position | undefined) =>
+export const runVisible = (deps: ServiceDeps, position: Position | undefined) =>
   readYourWrites(deps, position, [runsProjection]);

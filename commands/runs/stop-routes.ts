@@ -5,8 +5,8 @@ import { RunParams, RunSchema } from '../../src/domain/runs/schemas.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { runVisible } from './start-run.ts';
 import { activeRunOf, stopRun } from './stop-run.ts';
 

@@ -1,10 +1,10 @@
 import { flagStop } from '../../processes/runs/run-outbox.ts';
 import { CREDIT_LEDGER } from '../../projections/accounts/credit-ledger.ts';
 import { loadState } from '../../src/command.ts';
-import { settleCredits } from '../../src/domain/runs/credits.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
+import { settleCredits } from '../../src/domain/accounts/credits.ts';
 import { columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 
 /**
  * Stops a run: the stop is recorded on the run's stream, then flagged where the run's driver looks
@@ -15,7 +15,7 @@ import type { AppDeps } from '../../src/http/app.ts';
  * Stopping a run that has ended, or is stopping, changes nothing.
  */
 export async function stopRun(
-  deps: AppDeps,
+  deps: ServiceDeps,
   runId: string,
   metadata: EventMetadata,
 ): Promise<Position | undefined> {
@@ -44,7 +44,7 @@ const CLAIM_POLL_MS = 50;
  * going; it ends as any run does.)
  */
 export async function stopColumnRuns(
-  deps: AppDeps,
+  deps: ServiceDeps,
   tableId: string,
   columnIds: Iterable<string>,
   metadata: EventMetadata,
@@ -72,7 +72,7 @@ const STALE_CLAIM_MS = 120_000;
  * column can run again.
  */
 export async function activeRunOf(
-  deps: AppDeps,
+  deps: ServiceDeps,
   tableId: string,
   columnId: string,
 ): Promise<string | undefined> {
@@ -94,7 +94,7 @@ export async function activeRunOf(
  * run's end would. Read from the ledger (two minutes after the claim, it has seen the reservation);
  * the refund's id is the one a run's end would use, so it lands once and never beside a settlement.
  */
-async function refundUncreated(deps: AppDeps, runId: string): Promise<void> {
+async function refundUncreated(deps: ServiceDeps, runId: string): Promise<void> {
   const { rows } = await deps.pool.query<{ organization_id: string; amount: number }>(
     `SELECT organization_id, amount FROM ${CREDIT_LEDGER} WHERE run_id = $1 AND kind = 'reservation'`,
     [runId],

@@ -5,7 +5,7 @@ import {
   PeopleSearchAnswer,
   PeopleSearchBody,
 } from '../../src/domain/search/schemas.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** POST /api/search/companies: by free text, domain or name, through the people-data provider. */
 export const companySearchRoute: RouteModule = (app, deps) => {

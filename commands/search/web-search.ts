@@ -1,6 +1,6 @@
 import { providerLookup } from '../../services/search/lookup.ts';
 import { WebSearchAnswer, WebSearchBody } from '../../src/domain/search/schemas.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /**
  * POST /api/search/web and /api/search/news: SearXNG's general and news categories. A search changes

@@ -5,8 +5,8 @@ import { handleCommand } from '../../src/command.ts';
 import { SecretParams } from '../../src/domain/secrets/schemas.ts';
 import { secretNotFound, secretStream } from '../../src/domain/secrets/secret-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface DeleteSecret {
   organizationId: string;

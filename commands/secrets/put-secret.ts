@@ -5,8 +5,8 @@ import { secretPath } from '../../src/domain/secrets/http.ts';
 import { PutSecretBody, SecretParams, SecretSchema } from '../../src/domain/secrets/schemas.ts';
 import { secretStream } from '../../src/domain/secrets/secret-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface SetSecret {
   organizationId: string;

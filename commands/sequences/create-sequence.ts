@@ -2,14 +2,15 @@ import type { FastifyRequest } from 'fastify';
 import { sequencesProjection } from '../../projections/sequences/sequences.ts';
 import { checkSequenceReferences, loadSequenceForWrite } from '../../services/sequences/load.ts';
 import { handleCommand } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { newSequenceId, sequencePath, sequenceView } from '../../src/domain/sequences/access.ts';
 import type { SequenceEvent, SequenceStep } from '../../src/domain/sequences/events.ts';
 import { CreateSequenceBody, SequenceParams, SequenceSchema } from '../../src/domain/sequences/schemas.ts';
 import { sequenceStream } from '../../src/domain/sequences/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface CreateSequence {
   sequenceId: string;
@@ -28,7 +29,7 @@ export const createSequence = sequenceStream.decider(
   },
 );
 
-async function create(deps: AppDeps, request: FastifyRequest, command: CreateSequence) {
+async function create(deps: ServiceDeps, request: FastifyRequest, command: CreateSequence) {
   const result = await handleCommand({
     store: deps.store,
     stream: sequenceStream.name(command.sequenceId),

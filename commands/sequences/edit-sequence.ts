@@ -8,7 +8,7 @@ import { PatchSequenceBody, SequenceParams, SequenceSchema } from '../../src/dom
 import { sequenceStream } from '../../src/domain/sequences/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { onSequence } from './shared.ts';
 
 interface EditSequence {

@@ -8,8 +8,8 @@ import { EnrollBody, EnrollOutcomeSchema, SequenceParams } from '../../src/domai
 import { AppError } from '../../src/errors.ts';
 import type { Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** Leads enrolled at once: enough to keep the store busy, not all 500 at a time. */
 const CONCURRENCY = 8;

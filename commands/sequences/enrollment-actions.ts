@@ -11,8 +11,8 @@ import { EnrollmentParams, EnrollmentSchema } from '../../src/domain/sequences/s
 import { leadEnrollmentsStream, parseEnrollmentId } from '../../src/domain/sequences/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 const enrollmentNotFound = (id: string) => new AppError('not_found', `No enrollment ${id}.`);
 

@@ -19,8 +19,8 @@ import {
 } from '../../src/domain/sequences/schemas.ts';
 import { senderAccountStream } from '../../src/domain/sequences/streams.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 const deleteSender = senderAccountStream.decider((_: object, state, now): SenderAccountEvent[] =>
   state.status === 'live'

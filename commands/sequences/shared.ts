@@ -2,16 +2,16 @@ import type { FastifyRequest } from 'fastify';
 import { sequencesProjection } from '../../projections/sequences/sequences.ts';
 import { loadSequenceForWrite } from '../../services/sequences/load.ts';
 import { handleCommand } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import type { SequenceEvent } from '../../src/domain/sequences/events.ts';
 import { type SequenceState, sequenceStream } from '../../src/domain/sequences/streams.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
 import type { Decider } from '../../src/stream.ts';
 
 /** A command on an existing sequence of the key's organization: checked, decided, waited for. */
 export async function onSequence<C>(
-  deps: AppDeps,
+  deps: ServiceDeps,
   request: FastifyRequest,
   sequenceId: string,
   decider: Decider<SequenceState, C, SequenceEvent>,

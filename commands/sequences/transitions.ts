@@ -4,7 +4,7 @@ import { SEQUENCE_MACHINE, type SequenceAction, transition } from '../../src/dom
 import { SequenceParams, SequenceSchema } from '../../src/domain/sequences/schemas.ts';
 import { sequenceStream } from '../../src/domain/sequences/streams.ts';
 import { AppError } from '../../src/errors.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { onSequence } from './shared.ts';
 
 /** activate, pause, archive: as the machine allows (409 `invalid_transition` otherwise). */

@@ -6,8 +6,8 @@ import { TableNameSchema, TableSchema } from '../../src/domain/tables/schemas.ts
 import { tableStream, tableView } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface CreateTable {
   tableId: string;

@@ -10,8 +10,8 @@ import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { stopColumnRuns } from '../runs/stop-run.ts';
 
 /** A column of another table that names this one (a sync_to_table destination). */

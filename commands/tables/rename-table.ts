@@ -6,8 +6,8 @@ import { tableNotFound } from '../../src/domain/tables/access.ts';
 import { TableNameSchema, TableParams, TableSchema } from '../../src/domain/tables/schemas.ts';
 import { tableStream, tableView } from '../../src/domain/tables/table-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface RenameTable {
   tableId: string;

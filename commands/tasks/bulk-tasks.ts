@@ -4,8 +4,8 @@ import { BulkResultSchema, BulkTasksBody } from '../../src/domain/tasks/schemas.
 import { AppError } from '../../src/errors.ts';
 import type { Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { checkAssignee } from './create-task.ts';
 import { changeTask, removeTask, type TaskChange } from './edit-task.ts';
 

@@ -11,8 +11,8 @@ import { taskStream } from '../../src/domain/tasks/task.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export const taskPath = (taskId: string) => `/api/tasks/${taskId}`;
 

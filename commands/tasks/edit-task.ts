@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { tasksProjection } from '../../projections/tasks/tasks.ts';
 import { loadTaskForWrite } from '../../services/tasks/load.ts';
 import { handleCommand } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { taskNotFound, taskView } from '../../src/domain/tasks/access.ts';
 import type { TaskEdit, TaskEvent } from '../../src/domain/tasks/events.ts';
 import { PatchTaskBody, TaskParams, TaskSchema } from '../../src/domain/tasks/schemas.ts';
@@ -9,8 +10,8 @@ import { isDone, type TaskState, taskStream } from '../../src/domain/tasks/task.
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { checkAssignee, storedInstant } from './create-task.ts';
 
 export interface TaskChange {
@@ -73,7 +74,7 @@ export const deleteTask = taskStream.decider((command: { taskId: string }, state
   return events;
 });
 
-type Deps = Pick<AppDeps, 'store' | 'clock'>;
+type Deps = Pick<ServiceDeps, 'store' | 'clock'>;
 
 /** Checks and applies one change of one task of the organization (PATCH and bulk share it). */
 export async function changeTask(

@@ -3,6 +3,7 @@ import { tasksProjection } from '../../projections/tasks/tasks.ts';
 import { sendersFor } from '../../services/sequences/enroll.ts';
 import { loadTaskForWrite } from '../../services/tasks/load.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { leadStream } from '../../src/domain/leads/lead-state.ts';
 import {
   leadEnrollmentsStream,
@@ -16,8 +17,8 @@ import { ScheduleEmailBody, TaskParams, TaskSchema } from '../../src/domain/task
 import { isDone, type TaskState, taskStream } from '../../src/domain/tasks/task.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { storedInstant } from './create-task.ts';
 
 const MAX_AHEAD_MS = 90 * 24 * 3_600_000;
@@ -65,7 +66,7 @@ export const scheduleEmail = taskStream.decider(
  * prompt template and an LLM API is configured; else the step's text (for a task made by hand, its
  * title and notes) rendered plainly. A model's answer without a subject line keeps the plain subject.
  */
-async function composeDraft(deps: AppDeps, task: TaskState): Promise<Draft> {
+async function composeDraft(deps: ServiceDeps, task: TaskState): Promise<Draft> {
   if (task.type !== 'email') throw cannot(task, `a ${task.type} task has no email`);
   checkRedraftable(task);
   const lead = task.leadId

@@ -8,8 +8,8 @@ import { newSigningSecret } from '../../src/domain/webhooks/signing.ts';
 import { newSubscriptionId, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface CreateWebhook {
   subscriptionId: string;

@@ -8,8 +8,8 @@ import { DELIVERY_KIND } from '../../src/domain/webhooks/messages.ts';
 import { WebhookParams } from '../../src/domain/webhooks/schemas.ts';
 import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { cancelPending } from '../../src/work/groups.ts';
 
 export const deleteWebhook = subscriptionStream.decider((_command: Record<string, never>, state, now) => {

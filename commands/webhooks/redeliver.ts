@@ -4,7 +4,7 @@ import { DELIVERY_KIND, deliveryItemId } from '../../src/domain/webhooks/message
 import { DeliveryParams, ReplayBody, WebhookParams } from '../../src/domain/webhooks/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { requeue } from '../../src/work/queue.ts';
 
 const Queued = z.object({ requeued: z.number().int().describe('messages sent again from now on') });

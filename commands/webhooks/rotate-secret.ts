@@ -8,8 +8,8 @@ import { WebhookParams, WebhookWithSecret } from '../../src/domain/webhooks/sche
 import { newSigningSecret } from '../../src/domain/webhooks/signing.ts';
 import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** How long the replaced secret still signs: receivers move to the new one meanwhile. */
 export const PREVIOUS_SECRET_MS = 24 * 3_600_000;

@@ -7,7 +7,7 @@ import { AttemptSchema, TestBody, WebhookParams } from '../../src/domain/webhook
 import { uuidOf } from '../../src/domain/webhooks/signing.ts';
 import { attemptLogStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { randomId } from '../../src/ids.ts';
 
 const TestOutcome = AttemptSchema.extend({ messageId: z.string() });

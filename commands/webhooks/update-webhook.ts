@@ -5,8 +5,8 @@ import { handleCommand } from '../../src/command.ts';
 import { PatchWebhookBody, WebhookParams, WebhookSchema } from '../../src/domain/webhooks/schemas.ts';
 import { subscriptionNotFound, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export interface UpdateWebhook {
   changes: { url?: string; eventTypes?: string[]; description?: string; enabled?: boolean };

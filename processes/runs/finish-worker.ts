@@ -1,5 +1,5 @@
 import { AUTORUN_KIND } from '../../projections/autorun/autorun.ts';
-import { settleCredits } from '../../src/domain/runs/credits.ts';
+import { settleCredits } from '../../src/domain/accounts/credits.ts';
 import type { RunCreatedData, RunEvent, RunFinishedData } from '../../src/domain/runs/events.ts';
 import { columnRunStream, eventIdOf, RUN_FINISH, runStream } from '../../src/domain/runs/run-state.ts';
 import type { WorkerFactory } from '../../src/feature.ts';

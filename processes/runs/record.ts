@@ -136,8 +136,5 @@ export const skippedResult = (
   at: step.at,
 });
 
-/** Why a row the run's reservation did not cover is skipped (at its start, never called). */
-export const UNFUNDED = { code: 'insufficient_credits', message: 'the reservation did not cover this row' };
-
 /** Why a row the run's stop kept from starting is skipped. */
 export const RUN_STOPPED = { code: 'run_stopped', message: 'the run was stopped before this row started' };

@@ -2,16 +2,16 @@ import { COLUMNS, type ColumnRow } from '../../projections/columns/columns.ts';
 import { secretsFor } from '../../services/secrets/vault.ts';
 import { backoffMs } from '../../src/db/backoff.ts';
 import { cutText, storableText } from '../../src/db/storable-text.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
+import { rowCharge } from '../../src/domain/accounts/credits.ts';
 import { cellValue } from '../../src/domain/runs/cell-value.ts';
-import { rowCharge } from '../../src/domain/runs/credits.ts';
+import { SKIP_CODES } from '../../src/domain/runs/charge-rules.ts';
 import type { RunCreatedData, RunRowFinishedData } from '../../src/domain/runs/events.ts';
 import { rowIdempotencyKey } from '../../src/domain/runs/run-state.ts';
 import { AppError } from '../../src/errors.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { inputIssues } from '../../src/http/input-guard.ts';
 import { MAX_THROWS } from '../../src/work/worker.ts';
 import type { ExecutionOutcome, Executor, RunColumn } from './executor.ts';
-import { SKIP_CODES } from './executors/index.ts';
 import { runRowWriter } from './row-writer.ts';
 
 /** Picks the executor of a column's provider (src/domain/runs/executors/: `executorsFrom`). */
@@ -24,7 +24,7 @@ export interface RowResult {
 }
 
 /** The table's columns as a run's executor sees them (for mappings that name other columns). */
-export async function tableColumns(deps: Pick<AppDeps, 'pool'>, tableId: string): Promise<RunColumn[]> {
+export async function tableColumns(deps: Pick<ServiceDeps, 'pool'>, tableId: string): Promise<RunColumn[]> {
   const { rows } = await deps.pool.query<ColumnRow>(
     `SELECT id, key, data_type, config FROM ${COLUMNS} WHERE table_id = $1`,
     [tableId],
@@ -85,7 +85,7 @@ function resultOf(run: RunCreatedData, rowId: string, executed: ExecutionOutcome
  * nothing is recorded, the row is driven again later with the same key.
  */
 export function rowCaller(
-  deps: AppDeps,
+  deps: ServiceDeps,
   executorFor: ExecutorFor,
   run: RunCreatedData,
   columns: RunColumn[],

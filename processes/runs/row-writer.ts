@@ -1,7 +1,7 @@
 import { insertRowsAs } from '../../commands/rows/insert-rows.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { batchIdFor } from '../../src/domain/rows/ids.ts';
 import type { RunCreatedData } from '../../src/domain/runs/events.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import type { RowWriter } from './executor.ts';
 
 /**
@@ -10,7 +10,7 @@ import type { RowWriter } from './executor.ts';
  * The batch id comes from the call's batchKey (the run and row): a row worked again after a crash
  * answers the rows it wrote the first time instead of writing them again.
  */
-export const runRowWriter = (deps: AppDeps, run: RunCreatedData): RowWriter => ({
+export const runRowWriter = (deps: ServiceDeps, run: RunCreatedData): RowWriter => ({
   async insert({ tableId, rows, upsertOn, batchKey }) {
     const { results } = await insertRowsAs(deps, {
       tableId,

@@ -1,6 +1,6 @@
 import { ROWS } from '../../projections/rows/rows.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import type { RunCreatedData } from '../../src/domain/runs/events.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { cellsLogged, queuedEvent, type RowStep, RUN_STOPPED, skippedResult } from './record.ts';
 import type { RowResult } from './row-call.ts';
 import type { RunLog } from './run-log.ts';
@@ -23,7 +23,7 @@ interface Ready {
   cells: Record<string, unknown>;
 }
 
-type Deps = Pick<AppDeps, 'store' | 'pool' | 'clock' | 'logger'>;
+type Deps = Pick<ServiceDeps, 'store' | 'pool' | 'clock' | 'logger'>;
 
 /**
  * Drives one run's rows in this process (its run worker holds the run's lease, so no other process

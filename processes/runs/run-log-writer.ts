@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { backoffMs } from '../../src/db/backoff.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import type { RunCreatedData } from '../../src/domain/runs/events.ts';
 import { runStream } from '../../src/domain/runs/run-state.ts';
 import { IdempotencyConflictError, InvalidEventError } from '../../src/event-store/errors.ts';
 import type { NewEvent, StreamAppend } from '../../src/event-store/port.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { finishedCell, finishedEvent, type LoggedCell, startedEvent, VALUE_NOT_RECORDED } from './record.ts';
 import type { RowResult } from './row-call.ts';
 import { dropResults } from './run-outbox.ts';
@@ -56,7 +56,7 @@ export class RunLogWriter {
   private settled = false;
 
   constructor(
-    private readonly deps: Pick<AppDeps, 'store' | 'pool' | 'logger' | 'clock'>,
+    private readonly deps: Pick<ServiceDeps, 'store' | 'pool' | 'logger' | 'clock'>,
     private readonly run: RunCreatedData,
     private readonly signal: AbortSignal,
   ) {}

@@ -1,5 +1,5 @@
 import { retryUntilAborted } from '../../src/db/backoff.ts';
-import type { AppDeps } from '../../src/http/app.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 
 /**
  * A run's database statements, each tried again with backoff until it answers (or `signal` aborts):
@@ -7,7 +7,7 @@ import type { AppDeps } from '../../src/http/app.ts';
  * worker and its log writer go through this.
  */
 export const runRetries =
-  (deps: Pick<AppDeps, 'logger'>, runId: string, signal: AbortSignal) =>
+  (deps: Pick<ServiceDeps, 'logger'>, runId: string, signal: AbortSignal) =>
   <T>(statement: () => Promise<T>): Promise<T> =>
     retryUntilAborted(
       signal,

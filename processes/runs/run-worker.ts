@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { RUN_QUEUE } from '../../src/domain/runs/run-state.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { type ExecutorFor, rowCaller, tableColumns } from './row-call.ts';
 import { RunDriver } from './run-driver.ts';
 import { readRunLog } from './run-log.ts';
@@ -25,7 +25,7 @@ export const RUN_LEASE_MS = 10_000;
  * with the same Idempotency-Key), and a stop recorded meanwhile skips what had not started.
  */
 export const runWorker =
-  (executorsOf: (deps: AppDeps) => ExecutorFor): WorkerFactory =>
+  (executorsOf: (deps: ServiceDeps) => ExecutorFor): WorkerFactory =>
   (deps) => {
     const executorFor = executorsOf(deps);
     return {

@@ -2,11 +2,11 @@ import { createTransport } from 'nodemailer';
 import { TASK_EMAIL_KIND } from '../../projections/tasks/task-emails.ts';
 import { TASKS, tasksProjection } from '../../projections/tasks/tasks.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { senderAccountStream } from '../../src/domain/sequences/streams.ts';
 import type { TaskEvent } from '../../src/domain/tasks/events.ts';
 import { isDone, type TaskState, taskStream } from '../../src/domain/tasks/task.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import type { WorkItem } from '../../src/work/queue.ts';
 import type { Outcome } from '../../src/work/worker.ts';
 
@@ -56,7 +56,7 @@ const moveSend = taskStream.decider((command: { sendAt: string; note: string }, 
  * counter its dailyLimit is held to (GET /api/linkedin/limits reads it too).
  */
 export async function sentOn(
-  deps: Pick<AppDeps, 'pool'>,
+  deps: Pick<ServiceDeps, 'pool'>,
   organizationId: string,
   senderAccountId: string,
   day: string,
@@ -82,7 +82,7 @@ const smtpAnswer = (error: unknown) => {
  * again (it may have gone out): it is recorded as failed, naming the Message-ID to look for, for a
  * person to check and schedule again. Sends of one sender go one at a time (the item's group).
  */
-async function send(deps: AppDeps, item: WorkItem, smtpUrl: string): Promise<Outcome> {
+async function send(deps: ServiceDeps, item: WorkItem, smtpUrl: string): Promise<Outcome> {
   const { taskId } = item.payload as { taskId: string };
   const stream = taskStream.name(taskId);
   const metadata = { correlationId: item.id, actor: 'system:task-email' };
@@ -143,7 +143,7 @@ async function send(deps: AppDeps, item: WorkItem, smtpUrl: string): Promise<Out
 }
 
 /** Over the sender's dailyLimit today (UTC): the send moves to the start of the next day, with a note. */
-async function overLimit(deps: AppDeps, task: TaskState, now: Date): Promise<boolean> {
+async function overLimit(deps: ServiceDeps, task: TaskState, now: Date): Promise<boolean> {
   const email = task.email!;
   const { state: sender } = await loadState(
     deps.store,

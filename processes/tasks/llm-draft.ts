@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { AppError } from '../../src/errors.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import type { RowWriter } from '../runs/executor.ts';
 import { llmExecutor, llmSettingsFrom } from '../runs/executors/llm.ts';
 import { promptLoaderFrom } from '../runs/executors/prompt-loader.ts';
@@ -33,7 +33,7 @@ export function splitAnswer(answer: string): { subject?: string; body: string } 
  * plainly instead. Whatever else goes wrong is a problem for the request, never a 500.
  */
 export async function draftWithLlm(
-  deps: Pick<AppDeps, 'config' | 'store' | 'clock'>,
+  deps: Pick<ServiceDeps, 'config' | 'store' | 'clock'>,
   request: LlmDraftRequest,
 ): Promise<{ subject?: string; body: string } | undefined> {
   const executor = llmExecutor({

@@ -2,6 +2,7 @@ import { createTask } from '../../commands/tasks/create-task.ts';
 import { ENROLLMENTS } from '../../projections/sequences/enrollments.ts';
 import { SEQUENCE_TASKS_KIND, type SequenceTaskWork } from '../../projections/tasks/sequence-tasks.ts';
 import { handleCommand, loadStates } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { recordStepDone } from '../../src/domain/sequences/progress.ts';
 import {
   leadEnrollmentsStream,
@@ -10,7 +11,6 @@ import {
 } from '../../src/domain/sequences/streams.ts';
 import { taskStream } from '../../src/domain/tasks/task.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { derivedId } from '../../src/ids.ts';
 import { enqueue, type WorkItem } from '../../src/work/queue.ts';
 import type { Outcome } from '../../src/work/worker.ts';
@@ -21,7 +21,7 @@ const DAY_MS = 24 * 3_600_000;
 export const stepTaskId = (enrollmentId: string, stepIndex: number) =>
   derivedId('task', `${enrollmentId}:${stepIndex}`);
 
-async function load(deps: AppDeps, enrollmentId: string) {
+async function load(deps: ServiceDeps, enrollmentId: string) {
   const ids = parseEnrollmentId(enrollmentId);
   if (!ids) return undefined;
   // Both streams in one round trip: thousands of enrollments may come due at once.
@@ -39,7 +39,7 @@ async function load(deps: AppDeps, enrollmentId: string) {
  * after the previous step was done), a retry at the due time before. Held while the enrollment or
  * its sequence is not active: resuming either enqueues this again (the reactor).
  */
-async function makeStepTask(deps: AppDeps, item: WorkItem, enrollmentId: string): Promise<Outcome> {
+async function makeStepTask(deps: ServiceDeps, item: WorkItem, enrollmentId: string): Promise<Outcome> {
   const loaded = await load(deps, enrollmentId);
   if (!loaded) return { status: 'done' };
   const { enrollment, sequence } = loaded;
@@ -77,7 +77,7 @@ async function makeStepTask(deps: AppDeps, item: WorkItem, enrollmentId: string)
 }
 
 /** A sequence became ACTIVE: each of its active enrollments looks at its next step. */
-async function wakeSequence(deps: AppDeps, item: WorkItem, sequenceId: string): Promise<Outcome> {
+async function wakeSequence(deps: ServiceDeps, item: WorkItem, sequenceId: string): Promise<Outcome> {
   const { rows } = await deps.pool.query<{ id: string }>(
     `SELECT id FROM ${ENROLLMENTS} WHERE sequence_id = $1 AND status = 'active'`,
     [sequenceId],
@@ -97,7 +97,11 @@ async function wakeSequence(deps: AppDeps, item: WorkItem, sequenceId: string): 
 }
 
 /** A step's task was done: the enrollment moves on (the last step finishes it). */
-async function advance(deps: AppDeps, item: WorkItem, work: Extract<SequenceTaskWork, { op: 'advance' }>) {
+async function advance(
+  deps: ServiceDeps,
+  item: WorkItem,
+  work: Extract<SequenceTaskWork, { op: 'advance' }>,
+) {
   const loaded = await load(deps, work.enrollmentId);
   if (!loaded) return { status: 'done' } as const;
   await handleCommand({

@@ -1,14 +1,18 @@
 import { openSigningSecret } from '../../services/webhooks/secret-box.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 import type { DeliveryPayload } from '../../src/domain/webhooks/messages.ts';
 import { nextAttemptAt, retryAfterSeconds } from '../../src/domain/webhooks/retry.ts';
 import { webhookHeaders } from '../../src/domain/webhooks/signing.ts';
 import { type SubscriptionState, statusOf } from '../../src/domain/webhooks/subscription-state.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { postMessage, truncate } from './send.ts';
 
 /** The secrets a message is signed with now: the current one, and the previous one for 24 h after a rotation. */
-export async function signingSecrets(deps: AppDeps, sub: SubscriptionState, now: Date): Promise<string[]> {
+export async function signingSecrets(
+  deps: ServiceDeps,
+  sub: SubscriptionState,
+  now: Date,
+): Promise<string[]> {
   const sealed = [
     sub.secret,
     sub.previous && Date.parse(sub.previous.until) > now.getTime() ? sub.previous.secret : undefined,
@@ -34,7 +38,7 @@ export interface AttemptResult {
  * spent, or 410 Gone). `attempt` counts from 1; `schedule` is the retry schedule (none for a test).
  */
 export async function attemptMessage(
-  deps: AppDeps,
+  deps: ServiceDeps,
   sub: SubscriptionState,
   message: DeliveryPayload & { test: boolean },
   attempt: number,

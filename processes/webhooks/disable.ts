@@ -1,9 +1,9 @@
 import { HEALTH } from '../../projections/webhooks/deliveries.ts';
 import { handleCommand } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 import { DELIVERY_KIND } from '../../src/domain/webhooks/messages.ts';
 import { statusOf, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { dueNow } from '../../src/work/groups.ts';
 import { forgetSubscription } from './subscription-cache.ts';
 
@@ -36,7 +36,7 @@ export const disableSubscription = subscriptionStream.decider((command: { reason
  * of the last moments by a batch: a rule may then hold one message later than exactly.
  */
 export async function disableReason(
-  deps: AppDeps,
+  deps: ServiceDeps,
   record: WebhookAttempted,
   gone: boolean,
 ): Promise<string | undefined> {
@@ -63,7 +63,12 @@ export async function disableReason(
  * skipped in the attempt log, as a pause does (worker.ts); cancelled, they kept their last status
  * (`retrying`, a time in the past) in the history for ever, and those never attempted never showed.
  */
-export async function disable(deps: AppDeps, organizationId: string, subscriptionId: string, reason: string) {
+export async function disable(
+  deps: ServiceDeps,
+  organizationId: string,
+  subscriptionId: string,
+  reason: string,
+) {
   const { appended } = await handleCommand({
     store: deps.store,
     stream: subscriptionStream.name(organizationId, subscriptionId),

@@ -1,5 +1,5 @@
 import { ATTEMPTS, MESSAGES } from '../../projections/webhooks/deliveries.ts';
-import type { AppDeps } from '../../src/http/app.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 
 /** How often a process prunes the delivery history, at most (service clock). */
 const PRUNE_EVERY_MS = 3_600_000;
@@ -7,7 +7,7 @@ const PRUNE_EVERY_MS = 3_600_000;
 const PRUNE_BATCH = 5000;
 const DAY_MS = 86_400_000;
 
-const lastPrune = new WeakMap<AppDeps['pool'], number>();
+const lastPrune = new WeakMap<ServiceDeps['pool'], number>();
 
 /**
  * Removes from the delivery history the messages whose last attempt is older than
@@ -15,7 +15,7 @@ const lastPrune = new WeakMap<AppDeps['pool'], number>();
  * most once an hour per process: the history grows only with deliveries, so it is pruned as it grows.
  * A rebuild of the read model from the log brings old messages back until the next prune.
  */
-export async function pruneHistoryNowAndThen(deps: AppDeps): Promise<number> {
+export async function pruneHistoryNowAndThen(deps: ServiceDeps): Promise<number> {
   const now = deps.clock().getTime();
   if (now - (lastPrune.get(deps.pool) ?? Number.NEGATIVE_INFINITY) < PRUNE_EVERY_MS) return 0;
   lastPrune.set(deps.pool, now);

@@ -1,7 +1,7 @@
 import { loadState } from '../../src/command.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import type { DeliveryPayload } from '../../src/domain/webhooks/messages.ts';
 import { type SubscriptionState, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 
 /**
  * Subscriptions as their streams were read, for a second: a burst of messages to one subscription
@@ -12,7 +12,10 @@ import type { AppDeps } from '../../src/http/app.ts';
 const SUBSCRIPTION_TTL_MS = 1000;
 const subscriptions = new Map<string, { state: SubscriptionState; until: number }>();
 
-export async function subscriptionOf(deps: AppDeps, message: DeliveryPayload): Promise<SubscriptionState> {
+export async function subscriptionOf(
+  deps: ServiceDeps,
+  message: DeliveryPayload,
+): Promise<SubscriptionState> {
   const now = deps.clock().getTime();
   const cached = subscriptions.get(message.subscriptionId);
   if (cached && cached.until > now) return cached.state;

@@ -1,4 +1,5 @@
 import { Semaphore } from '../../src/content-api/semaphore.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 import {
   CLAIMED_PER_SUBSCRIPTION,
@@ -8,7 +9,6 @@ import {
 } from '../../src/domain/webhooks/messages.ts';
 import { uuidOf } from '../../src/domain/webhooks/signing.ts';
 import { statusOf } from '../../src/domain/webhooks/subscription-state.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { settleAndClaimSticky } from '../../src/work/batch.ts';
 import type { WorkItem } from '../../src/work/queue.ts';
 import type { Outcome, WorkerSpec } from '../../src/work/worker.ts';
@@ -31,7 +31,7 @@ const CONCURRENCY = 8 * CLAIMED_PER_SUBSCRIPTION;
  * is the item's and its claim's (a holder that died after recording and is run again records nothing
  * new), retried by the schedule, and the disable rules applied after a failure.
  */
-export const deliveryWorker = (deps: AppDeps): WorkerSpec => ({
+export const deliveryWorker = (deps: ServiceDeps): WorkerSpec => ({
   kind: DELIVERY_KIND,
   concurrency: CONCURRENCY,
   // Renewed every third of it while an attempt runs (up to 15 s); short, so that the attempts of a
@@ -57,7 +57,7 @@ function slotsOf(subscriptionId: string): Semaphore {
   return slots;
 }
 
-export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal): Promise<Outcome> {
+export async function deliver(deps: ServiceDeps, item: WorkItem, signal: AbortSignal): Promise<Outcome> {
   const message = item.payload as DeliveryPayload;
   const log = attemptLogOf(deps.store);
   // Said before waiting for a send slot: the attempts recorded meanwhile wait for this one (attempt-log.ts).
@@ -75,7 +75,7 @@ export async function deliver(deps: AppDeps, item: WorkItem, signal: AbortSignal
 }
 
 async function attemptAndRecord(
-  deps: AppDeps,
+  deps: ServiceDeps,
   item: WorkItem,
   message: DeliveryPayload,
   signal: AbortSignal,
@@ -126,7 +126,7 @@ async function attemptAndRecord(
   return { status: 'retry', at: dropped ? deps.clock() : new Date(record.nextAttemptAt!), error };
 }
 
-async function disabledNow(deps: AppDeps, message: DeliveryPayload): Promise<boolean> {
+async function disabledNow(deps: ServiceDeps, message: DeliveryPayload): Promise<boolean> {
   const sub = await subscriptionOf(deps, message);
   return !sub.exists || statusOf(sub) === 'disabled';
 }

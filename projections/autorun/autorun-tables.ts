@@ -1,6 +1,6 @@
-import type { TriggerColumn } from '../../services/columns/retrigger-cycle.ts';
 import type { PoolClient } from '../../src/db/pool.ts';
 import type { AutoRun } from '../../src/domain/columns/fields.ts';
+import type { TriggerColumn } from '../../src/domain/columns/retrigger-cycle.ts';
 import { groupBy } from '../../src/group-by.ts';
 import type { ApplyContext } from '../../src/projection/types.ts';
 

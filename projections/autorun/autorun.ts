@@ -1,7 +1,7 @@
-import { columnsRead, type TriggerColumn } from '../../services/columns/retrigger-cycle.ts';
 import { mergeConfig } from '../../src/domain/columns/config-merge.ts';
 import type { ColumnEvent } from '../../src/domain/columns/events.ts';
 import type { AutoRun } from '../../src/domain/columns/fields.ts';
+import { columnsRead, type TriggerColumn } from '../../src/domain/columns/retrigger-cycle.ts';
 import type { RowBatchEvent, RowEvent } from '../../src/domain/rows/events.ts';
 import type { TableEvent } from '../../src/domain/tables/events.ts';
 import type { Projection, RecordedOf } from '../../src/projection/types.ts';

@@ -1,5 +1,5 @@
-import { UNFUNDED } from '../../processes/runs/record.ts';
 import type { CellStatus } from '../../src/domain/rows/row-state.ts';
+import { UNFUNDED } from '../../src/domain/runs/charge-rules.ts';
 import type { RunEvent } from '../../src/domain/runs/events.ts';
 import type { ApplyContext, RecordedOf } from '../../src/projection/types.ts';
 

@@ -1,4 +1,4 @@
-import { UNFUNDED } from '../../processes/runs/record.ts';
+import { UNFUNDED } from '../../src/domain/runs/charge-rules.ts';
 import type { RunEvent } from '../../src/domain/runs/events.ts';
 import { RUN_FINISH, runFinishItemId } from '../../src/domain/runs/run-state.ts';
 import type { ApplyContext, Projection, RecordedOf } from '../../src/projection/types.ts';

@@ -1,7 +1,7 @@
-import { KEY_EXPIRY_KIND, keyExpiryItem } from '../../processes/webhooks/key-expiry.ts';
 import type { PoolClient } from '../../src/db/pool.ts';
 import { CATALOGUE, CATALOGUE_SOURCES, type CatalogueEntry } from '../../src/domain/webhooks/catalogue.ts';
 import type { WebhookEvent } from '../../src/domain/webhooks/events.ts';
+import { KEY_EXPIRY_KIND, keyExpiryItem } from '../../src/domain/webhooks/key-expiry.ts';
 import { DELIVERY_KIND, deliveryItem } from '../../src/domain/webhooks/messages.ts';
 import type { RecordedEvent } from '../../src/event-store/port.ts';
 import type { Projection } from '../../src/projection/types.ts';

@@ -1,14 +1,11 @@
-import type { z } from 'zod';
 import type { Column } from '../../src/domain/columns/fields.ts';
 import type { RunCondition } from '../../src/domain/columns/run-condition.ts';
 import { prepareCondition, resolverFor } from '../../src/domain/rows/condition/prepare.ts';
 import { conditionSql } from '../../src/domain/rows/condition/sql.ts';
 import { isRowId } from '../../src/domain/rows/ids.ts';
 import { SqlParams } from '../../src/domain/rows/sql-params.ts';
-import type { EstimateBody } from './estimate.ts';
 import { rowPredicate } from './predicate.ts';
-
-export type RunScope = z.infer<typeof EstimateBody>;
+import type { RunScope } from './run-scope.ts';
 
 /**
  * Which rows a run of `column` takes, as SQL over the rows read model (`r`): the estimate counts them

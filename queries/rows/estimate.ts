@@ -2,30 +2,14 @@ import { z } from 'zod';
 import { ORGANIZATIONS } from '../../projections/accounts/organizations.ts';
 import { ROWS } from '../../projections/rows/rows.ts';
 import { creditsPerRow } from '../../src/credits/prices.ts';
-import { FilterObjectSchema } from '../../src/domain/columns/filter-object.ts';
-import { RowIdsSchema } from '../../src/domain/rows/schemas.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { eligibility } from './eligibility.ts';
+import { EstimateBody } from './run-scope.ts';
 import { readableColumns } from './table-columns.ts';
-
-export const EstimateBody = z
-  .strictObject({
-    scope: z.enum(['all', 'filtered', 'selected']).describe('all rows, the rows filter selects, or rowIds'),
-    filter: FilterObjectSchema.optional().describe('Required with scope filtered, and only then'),
-    rowIds: RowIdsSchema.optional().describe('Required with scope selected, and only then'),
-    onlyEmpty: z.boolean().default(false).describe('Skip rows whose cell of this column holds a value'),
-  })
-  .superRefine((body, ctx) => {
-    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
-    if (body.scope === 'filtered' && !body.filter) issue('filter', 'scope filtered needs a filter');
-    if (body.scope !== 'filtered' && body.filter) issue('filter', 'a filter goes with scope filtered');
-    if (body.scope === 'selected' && !body.rowIds) issue('rowIds', 'scope selected needs rowIds');
-    if (body.scope !== 'selected' && body.rowIds) issue('rowIds', 'rowIds go with scope selected');
-  });
 
 export const EstimateSchema = z
   .object({

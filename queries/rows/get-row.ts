@@ -5,7 +5,7 @@ import { isRowId } from '../../src/domain/rows/ids.ts';
 import { RowParams, RowSchema } from '../../src/domain/rows/schemas.ts';
 import { rowView } from '../../src/domain/rows/view.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { readableColumns } from './table-columns.ts';
 
 /** GET /api/tables/{tableId}/rows/{rowId}, with the ETag a PATCH's If-Match may send back. */

@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { serializeAsIs } from '../../commands/rows/shared.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import type { FilterObject } from '../../src/domain/columns/filter-object.ts';
 import type { RunCondition } from '../../src/domain/columns/run-condition.ts';
 import { columnsByKey } from '../../src/domain/rows/cells.ts';
 import { MAX_BATCH, RowSchema } from '../../src/domain/rows/schemas.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { filterFromQuery, rowPredicate } from './predicate.ts';
 import { parseSort, type RowPage, readRowPage } from './row-page.ts';
 import { readableColumns } from './table-columns.ts';
@@ -40,7 +41,7 @@ export const RowPageSchema = z.object({ data: z.array(RowSchema), nextCursor: z.
  * `where` the request carried them (paths of a 400 start there).
  */
 export async function readTablePage(
-  deps: Pick<AppDeps, 'pool'>,
+  deps: Pick<ServiceDeps, 'pool'>,
   principal: Principal,
   tableId: string,
   input: { limit: number; cursor?: string; sort?: string; filter?: FilterObject; condition?: RunCondition },

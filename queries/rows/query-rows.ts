@@ -5,8 +5,8 @@ import { RunConditionSchema } from '../../src/domain/columns/run-condition.ts';
 import { MAX_BATCH } from '../../src/domain/rows/schemas.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { PageFields, RowPageSchema, readTablePage } from './list-rows.ts';
 import { boundCondition, oneOfFilterOrCondition } from './predicate.ts';
 

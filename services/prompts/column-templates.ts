@@ -2,17 +2,10 @@ import { COLUMNS } from '../../projections/columns/columns.ts';
 import { loadState } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { columnStream } from '../../src/domain/columns/column-state.ts';
+import type { PromptTemplateSummary } from '../../src/domain/columns/config/spec.ts';
 import { isPromptId } from '../../src/domain/prompts/access.ts';
 import { type PromptState, promptStream } from '../../src/domain/prompts/prompt-state.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
-
-/** What column config validation needs of a prompt template (ConfigContext.prompts). */
-export interface PromptTemplateSummary {
-  organizationId: string;
-  latestVersion: number;
-  /** The variable names of each version. */
-  variables: ReadonlyMap<number, readonly string[]>;
-}
 
 const summaryOf = (state: PromptState): PromptTemplateSummary => ({
   organizationId: state.organizationId,

@@ -4,11 +4,11 @@ import { handleCommand } from '../../src/command.ts';
 import type { Config } from '../../src/config.ts';
 import { SEARCH_CREDITS, type SearchOperation } from '../../src/credits/prices.ts';
 import type { Pool } from '../../src/db/pool.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
+import { reserveCredits, settleCredits } from '../../src/domain/accounts/credits.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
-import { reserveCredits, settleCredits } from '../../src/domain/runs/credits.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps } from '../../src/http/app.ts';
 import { eventMetadata } from '../../src/http/commands.ts';
 import { randomId } from '../../src/ids.ts';
 import { requireAdapter, type SearchAdapters, searchAdaptersFrom } from './adapters.ts';
@@ -100,7 +100,7 @@ export function providerProblem(error: ProviderError): AppError {
  * run's id stands in the ledger.
  */
 export async function paidLookup<T>(
-  deps: AppDeps,
+  deps: ServiceDeps,
   request: FastifyRequest,
   lookup: Lookup<T>,
 ): Promise<Looked<T>> {
@@ -142,7 +142,7 @@ export async function paidLookup<T>(
  * `paidLookup`; the answer names the provider.
  */
 export async function providerLookup<K extends keyof SearchAdapters, T>(
-  deps: AppDeps,
+  deps: ServiceDeps,
   request: FastifyRequest,
   which: K,
   ask: (provider: NonNullable<SearchAdapters[K]>) => Omit<Lookup<T>, 'provider'>,

@@ -1,7 +1,5 @@
 import type { CallOptions } from './provider-http.ts';
-
-export const LINKEDIN_SEARCH_TYPES = ['people', 'companies'] as const;
-export type LinkedinSearchType = (typeof LINKEDIN_SEARCH_TYPES)[number];
+import type { LinkedinSearchType } from './vocabulary.ts';
 
 export interface LinkedinSearchResult {
   type: 'person' | 'company';

@@ -6,9 +6,7 @@ import {
   ProviderError,
   shaped,
 } from './provider-http.ts';
-
-export const TIME_RANGES = ['day', 'week', 'month', 'year'] as const;
-export type TimeRange = (typeof TIME_RANGES)[number];
+import type { TimeRange } from './vocabulary.ts';
 
 export interface WebSearchRequest {
   query: string;

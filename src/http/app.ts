@@ -6,42 +6,16 @@ import {
   jsonSchemaTransformObject,
   serializerCompiler,
   validatorCompiler,
-  type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import type { Logger } from 'pino';
-import type { Authenticator } from '../auth/scopes.ts';
-import type { Config } from '../config.ts';
-import type { Pool } from '../db/pool.ts';
+import type { ServiceDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
-import type { EventStore } from '../event-store/port.ts';
-import type { Projections } from '../projection/projections.ts';
-import type { Workers } from '../work/workers.ts';
 import { installAccessControl } from './access-hook.ts';
 import { edgeOptions, expectationHandler, requestIdOf, requireHost } from './edge.ts';
 import { registerHealthRoutes } from './health.ts';
+import { installIdempotency } from './idempotency.ts';
 import { installInputGuard } from './input-guard.ts';
 import { errorHandler, problemJsonSchema, problemOf, sendProblem, withProblemResponses } from './problem.ts';
-
-/** Everything a route may depend on; tests build it with their own pieces. */
-export interface AppDeps {
-  config: Config;
-  store: EventStore;
-  pool: Pool;
-  projections: Projections;
-  logger: Logger;
-  clock: () => Date;
-  authenticate?: Authenticator;
-  /** The background workers (src/work/): absent in tests that run none. */
-  work?: Workers;
-  /** The pool of projections and workers (DB_BACKGROUND_POOL_SIZE), when it is not `pool`: for /metrics. */
-  backgroundPool?: Pool;
-}
-
-const typed = (app: FastifyInstance) => app.withTypeProvider<ZodTypeProvider>();
-export type ZodApp = ReturnType<typeof typed>;
-
-/** A feature's routes: registered with the app and its dependencies. */
-export type RouteModule = (app: ZodApp, deps: AppDeps) => void | Promise<void>;
+import { type RouteModule, typed, type ZodApp } from './routes.ts';
 
 /** A hop count becomes fastify's trust function; booleans and address lists pass as they are. */
 function trustProxyOption(setting: boolean | number | string) {
@@ -98,7 +72,7 @@ function installNoStore(app: FastifyInstance) {
   });
 }
 
-export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): Promise<ZodApp> {
+export async function buildApp(deps: ServiceDeps, routes: readonly RouteModule[]): Promise<ZodApp> {
   const app = typed(
     Fastify({
       loggerInstance: deps.logger as FastifyBaseLogger,
@@ -195,6 +169,8 @@ export async function buildApp(deps: AppDeps, routes: readonly RouteModule[]): P
     if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), access: 'public' };
   });
   installAccessControl(app, deps.authenticate);
+  // After access control's: every POST route honours Idempotency-Key, or refuses it (src/http/idempotency.ts).
+  installIdempotency(app, deps);
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   app.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () =>

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
+import type { ServiceDeps } from '../deps.ts';
 import type { EventMetadata, Position } from '../event-store/port.ts';
 import { ProjectionLagError } from '../projection/projections.ts';
 import type { Projection } from '../projection/types.ts';
 import { principalOf } from './access-hook.ts';
-import type { AppDeps } from './app.ts';
 
 /** Who did it and for which request: stamped on every event a request appends. */
 export function eventMetadata(request: FastifyRequest): EventMetadata {
@@ -17,7 +17,7 @@ export function eventMetadata(request: FastifyRequest): EventMetadata {
  * (and logs) when the read models are still behind; the caller answers from the events it decided.
  */
 export async function readYourWrites(
-  deps: Pick<AppDeps, 'projections' | 'logger'>,
+  deps: Pick<ServiceDeps, 'projections' | 'logger'>,
   position: Position | undefined,
   projections: readonly Projection[],
 ): Promise<boolean> {

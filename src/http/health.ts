@@ -1,13 +1,14 @@
 import { z } from 'zod';
+import type { ServiceDeps } from '../deps.ts';
 import { groupBy } from '../group-by.ts';
-import type { AppDeps, ZodApp } from './app.ts';
+import type { ZodApp } from './routes.ts';
 
 const check = z.object({ ok: z.boolean(), detail: z.string().optional() });
 
 /** /readyz is public: a failing check says only that it failed; the driver's error (hosts, ports) goes to the log. */
 async function probe(
   name: string,
-  deps: AppDeps,
+  deps: ServiceDeps,
   fn: () => Promise<unknown>,
 ): Promise<z.infer<typeof check>> {
   try {
@@ -20,7 +21,7 @@ async function probe(
 }
 
 /** Liveness (the process answers) and readiness (its database, event store and projections work). */
-export function registerHealthRoutes(app: ZodApp, deps: AppDeps): void {
+export function registerHealthRoutes(app: ZodApp, deps: ServiceDeps): void {
   app.get(
     '/healthz',
     {

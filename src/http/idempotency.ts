@@ -1,19 +1,25 @@
 import { createHash } from 'node:crypto';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { ServiceDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { principalOf } from './access-hook.ts';
-import type { AppDeps } from './app.ts';
 
 /**
- * Idempotency-Key for POST routes: a retry with the same key and the same request gets the first
+ * Idempotency-Key on every POST route: a retry with the same key and the same request gets the first
  * answer (status, body, Location) and changes nothing again; the same key with another request is a
- * 422. Keys are per organization and kept at least `KEEP_HOURS`. A route takes it with
- * `...idempotency(deps)` in its options; the hooks run after authentication and validation, so a key
- * is only ever claimed for a request that reached the handler.
+ * 422. Keys are per organization and kept at least `KEEP_HOURS`. `installIdempotency` wires it into
+ * every POST route as it is registered (its `config.idempotency` says otherwise); the hooks run after
+ * authentication and validation, so a key is only ever claimed for a request that reached the handler.
  *
  * Only a success is kept: when the first request fails (a 4xx or 5xx), its key is released, so that the
  * client can retry with the same key once it has fixed the request or the service has recovered.
+ *
+ * A POST route that cannot honour the key refuses it: a 400 `idempotency_key_unsupported` naming the
+ * header, before the handler runs. Such are a route whose answer holds a secret shown once (`noStore`
+ * routes, an issued API key: keeping the answer to replay it would store the secret), and a public
+ * route (no organization to keep the key under) unless it declares `idempotency: { shared: true }`.
+ * Never is a key silently ignored on a POST.
  */
 export const KEEP_HOURS = 24;
 /**
@@ -37,6 +43,28 @@ interface Claim {
 
 const claims = new WeakMap<FastifyRequest, Claim>();
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** How a POST route takes Idempotency-Key (installIdempotency); honoured when absent. */
+    idempotency?: IdempotencyOptions;
+  }
+}
+
+export interface IdempotencyOptions {
+  /** Refuse the key (400 idempotency_key_unsupported), for this reason, said in the answer. */
+  refuse?: string;
+  /**
+   * A public route honours the key under one scope shared by every caller (the content sync, whose CMS
+   * webhooks send keys); the credentials presented are part of what makes two requests the same.
+   */
+  shared?: boolean;
+  /** How long a retry waits for the first request, still running, to answer (default 5 s). */
+  waitMs?: number;
+}
+
+/** Where keys of a shared public route are kept: no organization id has this form. */
+const SHARED_SCOPE = '(public)';
+
 /** JSON with object keys sorted: two bodies that differ only in key order are the same request. */
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
@@ -48,9 +76,11 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-const requestHash = (request: FastifyRequest) =>
+/** Method, URL and body; on a shared public route, the credentials presented too. */
+const requestHash = (request: FastifyRequest, shared: boolean) =>
   createHash('sha256')
     .update(`${request.method} ${request.url}\n${canonical(request.body)}`)
+    .update(shared ? `\n${request.headers.authorization ?? ''}` : '')
     .digest('hex');
 
 interface Stored {
@@ -61,8 +91,8 @@ interface Stored {
   body: string | null;
 }
 
-type Deps = Pick<AppDeps, 'pool' | 'logger'> & {
-  config?: Partial<Pick<AppDeps['config'], 'IDEMPOTENCY_LEASE_SECONDS'>>;
+type Deps = Pick<ServiceDeps, 'pool' | 'logger'> & {
+  config?: Partial<Pick<ServiceDeps['config'], 'IDEMPOTENCY_LEASE_SECONDS'>>;
 };
 
 let lastSweep = 0;
@@ -123,19 +153,33 @@ const reused = () =>
     'This Idempotency-Key was used with another request; use a new key.',
   );
 
-async function preHandler(deps: Deps, waitMs: number, request: FastifyRequest, reply: FastifyReply) {
+/** The header, when the request has one: a 400 naming it when it is not a key. */
+function keyOf(request: FastifyRequest): string | undefined {
   const header = request.headers['idempotency-key'];
-  if (header === undefined) return;
+  if (header === undefined) return undefined;
   if (typeof header !== 'string' || !KEY.test(header)) {
     throw new AppError('validation_failed', 'Invalid headers: headers.idempotency-key', {
       errors: [{ path: 'headers.idempotency-key', message: '1 to 255 printable ASCII characters' }],
     });
   }
+  return header;
+}
+
+async function preHandler(
+  deps: Deps,
+  options: IdempotencyOptions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
+  const header = keyOf(request);
+  if (header === undefined) return;
+  const shared = options.shared === true && request.principal === undefined;
   const c: Claim = {
-    organizationId: principalOf(request).organizationId,
+    organizationId: shared ? SHARED_SCOPE : principalOf(request).organizationId,
     key: header,
-    hash: requestHash(request),
+    hash: requestHash(request, shared),
   };
+  const waitMs = options.waitMs ?? WAIT_MS;
   const deadline = Date.now() + waitMs;
   for (;;) {
     const stored = await claim(deps, c);
@@ -178,8 +222,15 @@ async function onSend(deps: Deps, request: FastifyRequest, reply: FastifyReply, 
   if (!c) return payload;
   claims.delete(request);
   const where = 'organization_id = $1 AND key = $2 AND request_hash = $3 AND state = $4';
+  // An answer no cache may keep is not kept here either (a route showing a secret should refuse keys).
+  const secret = /no-store/i.test(String(reply.getHeader('cache-control') ?? ''));
+  if (secret)
+    request.log.error(
+      { route: request.routeOptions.url },
+      'an Idempotency-Key answer marked no-store was not kept',
+    );
   try {
-    if (reply.statusCode >= 200 && reply.statusCode < 300) {
+    if (reply.statusCode >= 200 && reply.statusCode < 300 && !secret) {
       const headers = Object.fromEntries(
         REPLAYED_HEADERS.flatMap((name) => {
           const value = reply.getHeader(name);
@@ -213,24 +264,86 @@ async function onSend(deps: Deps, request: FastifyRequest, reply: FastifyReply, 
   return payload;
 }
 
-/** The header as the route's schema declares it (so that the OpenAPI document shows it). */
+/** The header as a POST route's schema declares it (so that the OpenAPI document shows it). */
 export const IdempotencyHeaders = z.looseObject({
   'idempotency-key': z
     .string()
     .regex(KEY, '1 to 255 printable ASCII characters')
     .optional()
     .describe(
-      `A retry with the same key and the same request gets the first answer and changes nothing again (keys are ` +
-        `kept ${KEEP_HOURS} hours per organization); the same key with another request is a 422`,
+      `A retry with the same key and the same request gets the first answer (with Idempotent-Replayed: true) and ` +
+        `changes nothing again (keys are kept ${KEEP_HOURS} hours per organization); the same key with another ` +
+        'request is a 422',
     ),
 });
 
-/** Route options that make a POST route honour Idempotency-Key (declare IdempotencyHeaders in its schema too). */
-export function idempotency(deps: Deps, options: { waitMs?: number } = {}) {
-  const waitMs = options.waitMs ?? WAIT_MS;
-  return {
-    preHandler: (request: FastifyRequest, reply: FastifyReply) => preHandler(deps, waitMs, request, reply),
-    onSend: (request: FastifyRequest, reply: FastifyReply, payload: unknown) =>
-      onSend(deps, request, reply, payload),
-  };
+const refusedHeaders = (reason: string) =>
+  z.looseObject({
+    'idempotency-key': z
+      .string()
+      .optional()
+      .describe(`Refused on this route (400 idempotency_key_unsupported): ${reason}`),
+  });
+
+/** Why a POST route refuses keys, or undefined when it honours them. */
+function refusal(config: { access?: string; noStore?: boolean; idempotency?: IdempotencyOptions }) {
+  if (config.idempotency?.refuse) return config.idempotency.refuse;
+  if (config.noStore)
+    return 'its answer holds a secret shown once, which the service does not keep to replay';
+  if (config.access === 'public' && !config.idempotency?.shared)
+    return 'a public route has no organization to keep the key under';
+  return undefined;
+}
+
+const asArray = <T>(hooks: T | T[] | undefined): T[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+
+/**
+ * Every POST route, as it is registered, honours Idempotency-Key or refuses it (see the top of this
+ * file): its hooks and the header in its schema come from here, not from each route.
+ */
+export function installIdempotency(app: FastifyInstance, deps: Deps): void {
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (!methods.includes('POST')) return;
+    const config = (route.config ?? {}) as Parameters<typeof refusal>[0];
+    const reason = refusal(config);
+    const options = config.idempotency ?? {};
+    if (reason) {
+      route.preHandler = [
+        async (request: FastifyRequest) => {
+          if (keyOf(request) === undefined) return;
+          throw new AppError(
+            'idempotency_key_unsupported',
+            `This route does not take an Idempotency-Key: ${reason}.`,
+            {
+              errors: [{ path: 'headers.idempotency-key', message: `not taken here: ${reason}` }],
+            },
+          );
+        },
+        ...asArray(route.preHandler),
+      ];
+    } else {
+      route.preHandler = [
+        ...asArray(route.preHandler),
+        (request: FastifyRequest, reply: FastifyReply) => preHandler(deps, options, request, reply),
+      ];
+      route.onSend = [
+        ...asArray(route.onSend),
+        (request: FastifyRequest, reply: FastifyReply, payload: unknown) =>
+          onSend(deps, request, reply, payload),
+      ];
+    }
+    if (!route.schema) return;
+    const declared = reason ? refusedHeaders(reason) : IdempotencyHeaders;
+    const headers = route.schema.headers as { extend?: (shape: object) => unknown } | undefined;
+    if (headers === undefined) route.schema = { ...route.schema, headers: declared };
+    else if (typeof headers.extend === 'function')
+      route.schema = { ...route.schema, headers: headers.extend(declared.shape) };
+  });
+}
+
+/** @deprecated Every POST route honours the key by installIdempotency; this adds nothing. */
+export function idempotency(_deps: Deps, _options: IdempotencyOptions = {}) {
+  return {};
 }

@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { textProblem } from '../db/storable-text.ts';
-import { AppError, type FieldError, formatPath } from '../errors.ts';
-import { invalidDetail } from './problem.ts';
+import { AppError, type FieldError, formatPath, invalidDetail } from '../errors.ts';
 
 /**
  * How deeply objects and arrays may nest in a request body. zod's parsers and our own walkers
@@ -9,6 +8,13 @@ import { invalidDetail } from './problem.ts';
  * then broke every later edit. No input of this API needs more than a few levels.
  */
 export const MAX_DEPTH = 64;
+
+/**
+ * JSON.parse reads `1e309` as Infinity, which JSON cannot write back: stored, it became null (a JSON
+ * cell answered 201 with one value and showed another later). Refused wherever it is, as a number
+ * column always refused it.
+ */
+const OUT_OF_RANGE = 'a number out of range (JSON numbers must be finite, at most about 1.8e308 in size)';
 
 /** A problem body names this many offending strings at most; the first ones are enough to fix. */
 const MAX_TEXT_ISSUES = 20;
@@ -42,8 +48,9 @@ function pathOf(node: Node, prefix: readonly string[]): string {
 
 /**
  * The first problems of one parsed input (a body, the query, the path parameters): nesting past
- * MAX_DEPTH, or a string or object key PostgreSQL cannot store. Iterative, with parent links rather
- * than copied paths, so that neither depth nor size can exhaust the stack or the memory.
+ * MAX_DEPTH, a string or object key PostgreSQL cannot store, or a number JSON cannot write. Iterative,
+ * with parent links rather than copied paths, so that neither depth nor size can exhaust the stack or
+ * the memory.
  */
 export function inputIssues(input: unknown, prefix: readonly string[] = []): FieldError[] {
   const issues: FieldError[] = [];
@@ -54,6 +61,10 @@ export function inputIssues(input: unknown, prefix: readonly string[] = []): Fie
     if (typeof value === 'string') {
       const problem = textProblem(value);
       if (problem) issues.push({ path: pathOf(node, prefix), message: problem });
+      continue;
+    }
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) issues.push({ path: pathOf(node, prefix), message: OUT_OF_RANGE });
       continue;
     }
     if (!isData(value)) continue;
@@ -88,8 +99,9 @@ const parts = [
 
 /**
  * One rule at the edge for every route, present and future: after the body is parsed (by whatever
- * parser the route uses) and before validation or any handler, refuse what PostgreSQL cannot store
- * and what would nest deeper than MAX_DEPTH. Registered on the root instance, so it runs first.
+ * parser the route uses) and before validation or any handler, refuse what PostgreSQL cannot store,
+ * numbers out of JSON's range and what would nest deeper than MAX_DEPTH. Registered on the root
+ * instance, so it runs first.
  */
 export function installInputGuard(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { hashSecret, secretMatches } from '../auth/keys.ts';
+import type { ServiceDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import {
   dbPoolConnections,
@@ -12,7 +13,7 @@ import {
 } from '../metrics-registry.ts';
 import { type OperatorState, projectionReports } from '../projection/status-admin.ts';
 import { bearerToken } from './access-hook.ts';
-import type { AppDeps, ZodApp } from './app.ts';
+import type { ZodApp } from './routes.ts';
 
 const STATES: OperatorState[] = ['running', 'catching_up', 'rebuilding', 'failed', 'not_started'];
 const installed = new WeakSet<object>();
@@ -47,7 +48,7 @@ export function checkMetricsToken(request: FastifyRequest, token: string | undef
 }
 
 /** Reads every projection's lag and state from the database, then renders the registry. */
-export async function renderMetrics(deps: AppDeps): Promise<string> {
+export async function renderMetrics(deps: ServiceDeps): Promise<string> {
   const projections = [...deps.projections.runners.values()].map((r) => r.projection);
   try {
     const reports = await projectionReports(deps.store, deps.pool, projections, { auditLimit: 0 });

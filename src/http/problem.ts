@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
-import { AppError, type ErrorCode, errorCatalogue, type FieldError } from '../errors.ts';
+import { AppError, type ErrorCode, errorCatalogue, type FieldError, invalidDetail } from '../errors.ts';
 
 export interface Problem {
   type: string;
@@ -102,10 +102,6 @@ export function edgeProblem(status: number, requestId: string): Problem | undefi
   const known = EDGE_PROBLEMS[status];
   return known && problemOf(known[0], known[1], requestId);
 }
-
-/** The `detail` of a validation failure: where, and every path. */
-export const invalidDetail = (where: string, errors: readonly FieldError[]) =>
-  `Invalid ${where}: ${errors.map((e) => e.path).join(', ')}`;
 
 /** `/items/1/name` (a JSON pointer) as `items[1].name`. */
 function pointerToPath(pointer: string): string {

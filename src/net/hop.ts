@@ -3,7 +3,16 @@ import type { Readable } from 'node:stream';
 import { type Agent, request } from 'undici';
 import { type AddressPolicy, checkAddressOnce } from './address-guard.ts';
 import type { HostRateLimit } from './host-rate-limit.ts';
-import type { OutboundResponse } from './outbound.ts';
+
+/** An answer as the outbound client hands it over (outbound.ts). */
+export interface OutboundResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  truncated: boolean;
+  /** The URL that answered, after redirects. */
+  url: string;
+}
 
 export type OutboundErrorCode =
   | 'invalid_url'

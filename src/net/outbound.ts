@@ -1,11 +1,11 @@
 import { Agent } from 'undici';
 import { defaultRetryPolicy, parseRetryAfter, type RetryPolicy, retryDelay } from '../content-api/retry.ts';
 import { type AddressPolicy, guardedLookup } from './address-guard.ts';
-import { type Hop, hop, type OutboundErrorCode } from './hop.ts';
+import { type Hop, hop, type OutboundErrorCode, type OutboundResponse } from './hop.ts';
 import { HostRateLimit, type HostRateLimitOptions } from './host-rate-limit.ts';
 import { sleepUnlessAborted } from './sleep.ts';
 
-export type { OutboundErrorCode } from './hop.ts';
+export type { OutboundErrorCode, OutboundResponse } from './hop.ts';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_BYTES = 1024 * 1024;
@@ -34,15 +34,6 @@ export interface OutboundRequest {
   /** Headers besides Authorization and Cookie that hold credentials (a secret went into them). */
   sensitiveHeaders?: readonly string[];
   signal?: AbortSignal;
-}
-
-export interface OutboundResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-  truncated: boolean;
-  /** The URL that answered, after redirects. */
-  url: string;
 }
 
 export interface OutboundMeta {

@@ -138,3 +138,28 @@ async function discard(tx: PoolClient, record: RebuildRecord): Promise<void> {
   await tx.query('DELETE FROM projection_checkpoints WHERE name = $1', [checkpointName(record.projection)]);
   await rebuildRecords.remove(tx, record.projection);
 }
+
+export interface RebuildOptions {
+  /** Who asked: an operator's name, or `system:startup` for a version bump. */
+  actor: string;
+  reason?: 'operator' | 'version';
+  /** Events read and applied per transaction. */
+  batchSize?: number;
+  /** Stops after the batch in flight; the next run resumes from the rebuild's checkpoint. */
+  signal?: AbortSignal;
+  /** Called after each batch and at each phase; a returned promise is waited for (e.g. to let a test act before the swap). */
+  onProgress?: (progress: RebuildProgress) => void | Promise<void>;
+  /** How long the swap waits for a table lock (readers, the live runner) before it backs off and retries. */
+  swapLockTimeoutMs?: number;
+}
+
+export interface RebuildProgress {
+  projection: string;
+  version: number;
+  phase: 'building' | 'swapping' | 'swapped';
+  /** Events of the log read by this run so far. */
+  processed: number;
+  /** Events between the rebuild's checkpoint when this run started and the head then, when countable. */
+  total?: number;
+  resumed: boolean;
+}

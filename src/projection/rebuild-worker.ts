@@ -6,8 +6,7 @@ import { applyContext, replayContext } from './apply-context.ts';
 import { projectionAudit } from './audit.ts';
 import { checkpoints } from './checkpoints.ts';
 import { lockKeys } from './locks.ts';
-import type { RebuildOptions } from './rebuild.ts';
-import { rebuildCheckpointName, rebuildRecords } from './rebuild-records.ts';
+import { type RebuildOptions, rebuildCheckpointName, rebuildRecords } from './rebuild-records.ts';
 import { promoteShadow } from './shadow-tables.ts';
 import type { Projection } from './types.ts';
 

@@ -4,7 +4,12 @@ import type { EventStore, Position } from '../event-store/port.ts';
 import { START } from '../event-store/port.ts';
 import { checkpoints } from './checkpoints.ts';
 import { lockKeys } from './locks.ts';
-import { rebuildCheckpointName, rebuildRecords } from './rebuild-records.ts';
+import {
+  type RebuildOptions,
+  type RebuildProgress,
+  rebuildCheckpointName,
+  rebuildRecords,
+} from './rebuild-records.ts';
 import { RebuildFailedError, RebuildWorker } from './rebuild-worker.ts';
 import { lagOf } from './status-admin.ts';
 import type { Projection } from './types.ts';
@@ -21,36 +26,13 @@ export class RebuildRefusedError extends Error {
   }
 }
 
+export type { RebuildOptions, RebuildProgress } from './rebuild-records.ts';
+
 /** Another process (or another command) is rebuilding this projection right now. */
 export class RebuildBusyError extends Error {
   constructor(readonly projection: string) {
     super(`a rebuild of ${projection} is already running`);
   }
-}
-
-export interface RebuildProgress {
-  projection: string;
-  version: number;
-  phase: 'building' | 'swapping' | 'swapped';
-  /** Events of the log read by this run so far. */
-  processed: number;
-  /** Events between the rebuild's checkpoint when this run started and the head then, when countable. */
-  total?: number;
-  resumed: boolean;
-}
-
-export interface RebuildOptions {
-  /** Who asked: an operator's name, or `system:startup` for a version bump. */
-  actor: string;
-  reason?: 'operator' | 'version';
-  /** Events read and applied per transaction. */
-  batchSize?: number;
-  /** Stops after the batch in flight; the next run resumes from the rebuild's checkpoint. */
-  signal?: AbortSignal;
-  /** Called after each batch and at each phase; a returned promise is waited for (e.g. to let a test act before the swap). */
-  onProgress?: (progress: RebuildProgress) => void | Promise<void>;
-  /** How long the swap waits for a table lock (readers, the live runner) before it backs off and retries. */
-  swapLockTimeoutMs?: number;
 }
 
 export interface RebuildResult {

@@ -13,7 +13,7 @@ import {
   userStream,
 } from '../../src/domain/accounts/streams.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
-import type { ZodApp } from '../../src/http/app.ts';
+import type { ZodApp } from '../../src/http/routes.ts';
 
 /**
  * Accounts for other features' tests. Start an app with them:

@@ -8,8 +8,8 @@ import { eventually } from './eventually.ts';
  * API specs (conventions 10 and 17): given the streams as they stand, when a request, then its answer
  * and the events it appended, with their metadata.
  *
- *   const when = await givenStreams(t, { [tableStream.name(id)]: [created] })
- *     .when('PATCH', `/api/tables/${id}`, { headers: bearer(key), body: { name: 'New' } });
+ *   await givenStreams(t, { [tableStream.name(id)]: [created] });
+ *   const when = await whenRequest(t, 'PATCH', `/api/tables/${id}`, { headers: bearer(key), body });
  *   thenAnswered(when, 200);
  *   thenAppended(when, keyId, [{ stream, type: 'TableRenamed', data: { ... } }]);
  *
@@ -24,27 +24,18 @@ export type GivenStreams = Record<string, readonly { type: string; data: unknown
 const GIVEN_METADATA = { correlationId: 'given', actor: 'system:test' };
 
 /**
- * An API spec's "given": the streams appended as they are (each must be new, as a spec's given is the
- * whole of them), in one batch; then its "when". An event its schema refuses fails the spec here.
+ * An API spec's "given": the streams appended as they are, in one batch. Each must be new (a spec's
+ * given is the whole of a stream); an event its schema refuses fails the spec here.
  */
-export function givenStreams(t: Pick<ServedApp, 'app' | 'deps'>, streams: GivenStreams) {
-  return {
-    async when(
-      method: string,
-      path: string,
-      options: { body?: unknown; headers?: Record<string, string> } = {},
-    ): Promise<Requested> {
-      const outcomes = await t.deps.store.appendToStreams(
-        Object.entries(streams).map(([stream, events]) => ({
-          stream,
-          events: events.map(({ type, data }) => ({ type, data, metadata: GIVEN_METADATA })),
-          expectedRevision: 'no_stream' as const,
-        })),
-      );
-      for (const outcome of outcomes) if (!outcome.ok) throw outcome.error;
-      return whenRequest(t, method, path, options);
-    },
-  };
+export async function givenStreams(t: Pick<ServedApp, 'deps'>, streams: GivenStreams): Promise<void> {
+  const outcomes = await t.deps.store.appendToStreams(
+    Object.entries(streams).map(([stream, events]) => ({
+      stream,
+      events: events.map(({ type, data }) => ({ type, data, metadata: GIVEN_METADATA })),
+      expectedRevision: 'no_stream' as const,
+    })),
+  );
+  for (const outcome of outcomes) if (!outcome.ok) throw outcome.error;
 }
 
 /** What a request did: its answer, and the events it appended to the log, in log order. */

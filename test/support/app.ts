@@ -3,9 +3,11 @@ import type { DestinationStream } from 'pino';
 import type { Authenticator } from '../../src/auth/scopes.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { PostgresEventStore } from '../../src/event-store/postgres.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
-import { type AppDeps, buildApp, type RouteModule, type ZodApp } from '../../src/http/app.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { RouteModule, ZodApp } from '../../src/http/routes.ts';
 import { createLogger } from '../../src/logger.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import type { Projection } from '../../src/projection/types.ts';
@@ -46,7 +48,7 @@ export interface AppOptions {
 
 export interface ServedApp {
   app: ZodApp;
-  deps: AppDeps;
+  deps: ServiceDeps;
   /** Base URL of the app listening on a loopback port (for real-socket tests). */
   url: string;
   /** Stops the app, its projections and its store; the database and its pool are the caller's. */
@@ -108,7 +110,7 @@ export async function serveApp(
     },
   });
   await projections.start();
-  const deps: AppDeps = {
+  const deps: ServiceDeps = {
     config,
     store,
     pool: database.pool,

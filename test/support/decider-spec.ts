@@ -1,6 +1,7 @@
 import * as assert from 'uvu/assert';
 import { AppError } from '../../src/errors.ts';
 import type { Decider, DomainEvent } from '../../src/stream.ts';
+import { testRegistry } from './test-streams.ts';
 
 export const NOW = new Date('2024-05-01T12:00:00.000Z');
 
@@ -9,6 +10,9 @@ export const NOW = new Date('2024-05-01T12:00:00.000Z');
  *
  *   given(decider, [created]).when(command).thenEvents([patched])
  *   given(decider, []).when(command).refuses('not_found')
+ *
+ * The events it decides must pass their registered schemas, as the store would check them on append:
+ * a decider that makes an event the store refuses fails its spec, not only its API spec.
  */
 export function given<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, events: E[]) {
   // The state a command decides on is the stream definition's own fold of its events.
@@ -17,7 +21,9 @@ export function given<S, C, E extends DomainEvent>(decider: Decider<S, C, E>, ev
     when(command: C) {
       const run = (): { events?: E[]; error?: AppError } => {
         try {
-          return { events: decider.decide(command, state, NOW) };
+          const decided = decider.decide(command, state, NOW);
+          for (const event of decided) testRegistry.prepare(event);
+          return { events: decided };
         } catch (error) {
           if (error instanceof AppError) return { error };
           throw error;

@@ -45,6 +45,7 @@ const PURE_KERNEL = new Set([
   'src/content-api/mapping.ts',
   'src/http/pagination.ts',
   'src/db/storable-text.ts',
+  'src/clients/vocabulary.ts',
 ]);
 
 /** Packages without I/O, which the domain may use for values. */

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { suite } from 'uvu';
 import { generateKey } from '../../src/auth/keys.ts';
 import { type Principal, SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { MemoryEventStore } from '../../src/event-store/memory.ts';
 import type { Position } from '../../src/event-store/port.ts';
-import { type AppDeps, buildApp, type RouteModule, type ZodApp } from '../../src/http/app.ts';
+import { buildApp } from '../../src/http/app.ts';
+import type { RouteModule, ZodApp } from '../../src/http/routes.ts';
 import { createLogger } from '../../src/logger.ts';
 import { Projections } from '../../src/projection/projections.ts';
 import type { Projection } from '../../src/projection/types.ts';
@@ -23,7 +26,7 @@ import { testRegistry } from './test-streams.ts';
  */
 export interface MemoryApp {
   app: ZodApp;
-  deps: AppDeps;
+  deps: ServiceDeps;
   store: MemoryEventStore;
   /** A key of `organizationId` (a new one by default) holding `scopes` (all by default). */
   issueKey(options?: { organizationId?: string; scopes?: readonly Scope[] }): MemoryKey;
@@ -41,7 +44,7 @@ export interface MemoryKey {
  * The runners' other answers are those of a service with no projections.
  */
 class NoReadModels extends Projections {
-  constructor(deps: Pick<AppDeps, 'store' | 'pool'>) {
+  constructor(deps: Pick<ServiceDeps, 'store' | 'pool'>) {
     super(deps.store, deps.pool, []);
   }
 
@@ -74,7 +77,7 @@ export async function startMemoryApp(options: {
   const store = new MemoryEventStore(testRegistry);
   const pool = noDatabase();
   const principals = new Map<string, Principal>();
-  const deps: AppDeps = {
+  const deps: ServiceDeps = {
     config,
     store,
     pool,
@@ -106,4 +109,29 @@ export async function startMemoryApp(options: {
       await pool.end();
     },
   };
+}
+
+export interface MemoryAppContext {
+  t: MemoryApp;
+  /** An all-scopes key of one organization, its id and the organization. */
+  key: string;
+  keyId: string;
+  organizationId: string;
+}
+
+/**
+ * A suite of API specs over one in-memory app with `routes`, shared by its tests (each names streams
+ * of its own), with an all-scopes key: what `tablesSuite` is on PostgreSQL, without a database.
+ */
+export function memoryAppSuite(name: string, routes: readonly RouteModule[]) {
+  const test = suite<MemoryAppContext>(name);
+  test.before(async (ctx) => {
+    ctx.t = await startMemoryApp({ routes });
+    const { apiKey, keyId, organizationId } = ctx.t.issueKey();
+    Object.assign(ctx, { key: apiKey, keyId, organizationId });
+  });
+  test.after(async (ctx) => {
+    await ctx.t.close();
+  });
+  return test;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LINKEDIN_SEARCH_TYPES } from '../../clients/linkedin-provider.ts';
+import { LINKEDIN_SEARCH_TYPES } from '../../clients/vocabulary.ts';
 import { MAX_LIMIT } from '../search/schemas.ts';
 
 const limit = (byDefault: number) =>

@@ -1,5 +1,4 @@
-import { AppError, type FieldError } from '../../errors.ts';
-import { invalidDetail } from '../../http/problem.ts';
+import { AppError, type FieldError, invalidDetail } from '../../errors.ts';
 
 export const rowNotFound = (tableId: string, rowId: string) =>
   new AppError('not_found', `No row ${rowId} in table ${tableId}.`);

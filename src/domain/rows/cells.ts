@@ -29,9 +29,15 @@ export function normalizeDate(value: string): string {
   return new Date(utcInstant(value)).toISOString();
 }
 
-/** Why a value is refused; one object per message, so that checking a value allocates nothing. */
+/**
+ * Why a value is refused; one object per message, so that checking a value allocates nothing. `at` is
+ * where inside the value (a JSON cell's `.k[2]`), when not the value itself.
+ */
 class Refusal {
-  constructor(readonly message: string) {}
+  constructor(
+    readonly message: string,
+    readonly at = '',
+  ) {}
 }
 
 const NOT_TEXT = new Refusal('expected a string');
@@ -42,6 +48,8 @@ const NOT_DATE = new Refusal('expected an ISO 8601 date or date-time');
 const NOT_URL = new Refusal('expected an absolute http or https URL');
 const NOT_EMAIL = new Refusal('expected an email address');
 const TOO_BIG = new Refusal(`at most ${MAX_JSON_BYTES / 1024} KB serialized`);
+const OUT_OF_RANGE = 'a number out of range (JSON numbers must be finite, at most about 1.8e308 in size)';
+const NOT_FINITE = new Refusal(OUT_OF_RANGE);
 
 function isWebUrl(value: string): boolean {
   if (value.length > 2048 || !URL.canParse(value)) return false;
@@ -49,9 +57,38 @@ function isWebUrl(value: string): boolean {
   return protocol === 'http:' || protocol === 'https:';
 }
 
-/** A UTF-16 code unit is at most 3 bytes of UTF-8: short JSON needs no byte count. */
+/**
+ * Where in a JSON value a number is not finite (`1e309` parses as Infinity, which JSON has no way to
+ * write: it would be stored as null), as a path suffix (`.k[2]`); undefined when none is.
+ */
+function nonFiniteAt(value: unknown): string | undefined {
+  const pending: { value: unknown; at: string }[] = [{ value, at: '' }];
+  while (pending.length > 0) {
+    const { value: item, at } = pending.pop()!;
+    if (typeof item === 'number') {
+      if (!Number.isFinite(item)) return at;
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) pending.push({ value: item[i], at: `${at}[${i}]` });
+    } else if (item !== null && typeof item === 'object') {
+      const entries = Object.entries(item);
+      for (let i = entries.length - 1; i >= 0; i--)
+        pending.push({ value: entries[i]![1], at: `${at}.${entries[i]![0]}` });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * A UTF-16 code unit is at most 3 bytes of UTF-8: short JSON needs no byte count. A number that is not
+ * finite is written null by JSON.stringify, so only a text with a null in it needs looking into.
+ */
 function checkJson(value: unknown): unknown {
   const text = JSON.stringify(value);
+  if (text === undefined) return new Refusal('expected a JSON value');
+  if (text.includes('null')) {
+    const at = nonFiniteAt(value);
+    if (at !== undefined) return new Refusal(OUT_OF_RANGE, at);
+  }
   return text.length * 3 <= MAX_JSON_BYTES || Buffer.byteLength(text) <= MAX_JSON_BYTES ? value : TOO_BIG;
 }
 
@@ -63,7 +100,7 @@ function checkJson(value: unknown): unknown {
 const CHECKS: Record<RowColumn['dataType'], (value: unknown) => unknown> = {
   text: (value) =>
     typeof value !== 'string' ? NOT_TEXT : longerThan(value, MAX_TEXT_CHARS) ? TOO_LONG : value,
-  number: (value) => (typeof value === 'number' && Number.isFinite(value) ? value : NOT_NUMBER),
+  number: (value) => (typeof value !== 'number' ? NOT_NUMBER : Number.isFinite(value) ? value : NOT_FINITE),
   boolean: (value) => (typeof value === 'boolean' ? value : NOT_BOOLEAN),
   date: (value) => (isIsoDate(value) ? normalizeDate(value) : NOT_DATE),
   url: (value) => (typeof value === 'string' && isWebUrl(value) ? value : NOT_URL),
@@ -101,7 +138,8 @@ export function checkCells(
       continue;
     }
     const checked = CHECKS[column.dataType](value);
-    if (checked instanceof Refusal) errors.push({ path: `${path}.${key}`, message: checked.message });
+    if (checked instanceof Refusal)
+      errors.push({ path: `${path}.${key}${checked.at}`, message: checked.message });
     else out[column.id] = checked;
   }
   return { cells: out, errors };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TIME_RANGES } from '../../clients/searxng.ts';
+import { TIME_RANGES } from '../../clients/vocabulary.ts';
 import { LANGUAGE_CODE, oneWayIssues } from './one-way.ts';
 
 export const MAX_LIMIT = 50;

@@ -15,7 +15,7 @@ import { createPool } from '../../../src/db/pool.ts';
 import { newTableId } from '../../../src/domain/tables/ids.ts';
 import { tableStream } from '../../../src/domain/tables/table-state.ts';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
-import type { RouteModule } from '../../../src/http/app.ts';
+import type { RouteModule } from '../../../src/http/routes.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { eventually } from '../../support/eventually.ts';
 import { freshDatabase } from '../../support/postgres.ts';

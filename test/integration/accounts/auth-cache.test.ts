@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { authStateFor } from '../../../services/accounts/authenticator.ts';
 import { createPool, type Pool } from '../../../src/db/pool.ts';
-import type { ZodApp } from '../../../src/http/app.ts';
+import type { ZodApp } from '../../../src/http/routes.ts';
 import { accounts, bearer, bootstrapAccount, call, issueKey, type Target } from '../../support/accounts.ts';
 import { serveApp, startTestApp, type TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';

@@ -6,7 +6,9 @@ import { service } from '../../../app/modules.ts';
 import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
 import { SCOPES, type Scope } from '../../../src/auth/scopes.ts';
 import { loadConfig } from '../../../src/config.ts';
-import { type AppDeps, buildApp, type RouteModule } from '../../../src/http/app.ts';
+import type { ServiceDeps } from '../../../src/deps.ts';
+import { buildApp } from '../../../src/http/app.ts';
+import type { RouteModule } from '../../../src/http/routes.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { bearer, bootstrapAccount, call, issueKey } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
@@ -81,7 +83,7 @@ test('the kernel refuses to register a route that declares no access', async () 
     app.get('/api/careless', async () => ({ ok: true }));
   };
   // Only the logger is touched while routes register, so no database is needed here.
-  const deps = { config: loadConfig({ LOG_LEVEL: 'silent' }), logger: createLogger('silent') } as AppDeps;
+  const deps = { config: loadConfig({ LOG_LEVEL: 'silent' }), logger: createLogger('silent') } as ServiceDeps;
   try {
     const app = await buildApp(deps, [careless]);
     await app.close();

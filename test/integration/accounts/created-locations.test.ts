@@ -3,7 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { service } from '../../../app/modules.ts';
 import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
-import type { RouteModule } from '../../../src/http/app.ts';
+import type { RouteModule } from '../../../src/http/routes.ts';
 import { type Answer, bearer, bootstrapAccount, call, someClientAddress } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { createTable } from '../../support/tables.ts';

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { syncRoutes } from '../../../commands/content/sync-articles.ts';
 import { siteContentProjection } from '../../../projections/content/site-content.ts';
-import type { RouteModule } from '../../../src/http/app.ts';
+import type { RouteModule } from '../../../src/http/routes.ts';
 import { startTestApp } from '../../support/app.ts';
 import { assertRateLimited, cronHeaders, startContentApp } from '../../support/content-app.ts';
 import { sampleArticles } from '../../support/content-samples.ts';

@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { z } from 'zod';
 import { service } from '../../../app/modules.ts';
 import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
-import type { RouteModule } from '../../../src/http/app.ts';
+import type { RouteModule } from '../../../src/http/routes.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { serveApp, startTestApp, type TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';

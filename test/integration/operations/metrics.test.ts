@@ -5,7 +5,7 @@ import { metricsRoute } from '../../../queries/operations/metrics.ts';
 import { SyncReport } from '../../../services/content/sync-report.ts';
 import { createPool } from '../../../src/db/pool.ts';
 import { instrumentEventStore } from '../../../src/event-store/instrumented.ts';
-import type { RouteModule } from '../../../src/http/app.ts';
+import type { RouteModule } from '../../../src/http/routes.ts';
 import { eventsAppended, syncMetrics } from '../../../src/metrics-registry.ts';
 import { checkpoints } from '../../../src/projection/checkpoints.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';

@@ -1,8 +1,8 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { handleCommand } from '../../../src/command.ts';
+import { reserveCredits } from '../../../src/domain/accounts/credits.ts';
 import { organizationStream } from '../../../src/domain/accounts/streams.ts';
-import { reserveCredits } from '../../../src/domain/runs/credits.ts';
 import { claimColumn, columnRunStream } from '../../../src/domain/runs/run-state.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { eventually } from '../../support/eventually.ts';

@@ -1,7 +1,7 @@
 import type { RouteOptions } from 'fastify';
 import { service } from '../../../app/modules.ts';
 import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
-import type { RouteModule } from '../../../src/http/app.ts';
+import type { RouteModule } from '../../../src/http/routes.ts';
 import { bearer, bootstrapAccount, call, issueKey } from '../accounts.ts';
 import { startTestApp, type TestApp } from '../app.ts';
 import { sampleArticles } from '../content-samples.ts';

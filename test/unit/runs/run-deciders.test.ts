@@ -2,8 +2,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createOrganization } from '../../../commands/accounts/bootstrap-attempt.ts';
 import { finalStatus } from '../../../processes/runs/finish-worker.ts';
+import { reserveCredits, rowCharge } from '../../../src/domain/accounts/credits.ts';
 import { organizationStream } from '../../../src/domain/accounts/streams.ts';
-import { reserveCredits, rowCharge } from '../../../src/domain/runs/credits.ts';
 import { claimColumn, eventIdOf } from '../../../src/domain/runs/run-state.ts';
 import { given } from '../../support/decider-spec.ts';
 

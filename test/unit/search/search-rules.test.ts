@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cacheKey } from '../../../services/search/cache.ts';
 import { profileHandle } from '../../../src/clients/linkedin-provider.ts';
-import { rowCharge } from '../../../src/domain/runs/credits.ts';
+import { rowCharge } from '../../../src/domain/accounts/credits.ts';
 import { oneWayIssues } from '../../../src/domain/search/one-way.ts';
 import { domainField } from '../../../src/domain/search/schemas.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TIME_RANGES } from '../../../clients/searxng.ts';
+import { TIME_RANGES } from '../../../clients/vocabulary.ts';
 import { LANGUAGE_CODE, oneWayIssues } from '../../search/one-way.ts';
 import { templateRefs } from '../references.ts';
 import { type Config, type ConfigIssue, type ProviderSpec, runCondition } from './spec.ts';

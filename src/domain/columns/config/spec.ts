@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { PromptTemplateSummary } from '../../../../services/prompts/column-templates.ts';
 import type { ColumnMember, ColumnRef } from '../references.ts';
 import { RunConditionSchema } from '../run-condition.ts';
 
@@ -25,6 +24,14 @@ export interface ConfigContext {
    * exists. One not listed here was checked when it was set.
    */
   sequences?: ReadonlyMap<string, SequenceSummary | undefined>;
+}
+
+/** What column config validation needs of a prompt template (ConfigContext.prompts). */
+export interface PromptTemplateSummary {
+  organizationId: string;
+  latestVersion: number;
+  /** The variable names of each version. */
+  variables: ReadonlyMap<number, readonly string[]>;
 }
 
 /** What config validation needs of a sequence (ConfigContext.sequences). */

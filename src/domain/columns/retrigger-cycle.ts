@@ -1,11 +1,7 @@
-import { loadStates } from '../../src/command.ts';
-import { columnStream } from '../../src/domain/columns/column-state.ts';
-import { type Config, configRefs } from '../../src/domain/columns/config/index.ts';
-import type { AutoRun, Column } from '../../src/domain/columns/fields.ts';
-import { refersTo } from '../../src/domain/columns/references.ts';
-import type { TableState } from '../../src/domain/tables/table-state.ts';
-import { AppError } from '../../src/errors.ts';
-import type { EventStore } from '../../src/event-store/port.ts';
+import { AppError } from '../../errors.ts';
+import { type Config, configRefs } from './config/index.ts';
+import type { AutoRun, Column } from './fields.ts';
+import { refersTo } from './references.ts';
 
 /** A column as the auto-run rules see it. */
 export interface TriggerColumn {
@@ -84,16 +80,6 @@ export function refuseRetriggerCycle(columns: readonly TriggerColumn[], changed:
       ],
     },
   );
-}
-
-/** Every column of a table as its own stream has it (not the read model, which may lag a write). */
-export async function loadTriggerColumns(store: EventStore, table: TableState): Promise<TriggerColumn[]> {
-  const loads = [...table.columns.keys()].map((id) => ({
-    stream: columnStream.name(table.id, id),
-    definition: columnStream,
-  }));
-  const states = await loadStates(store, loads);
-  return states.flatMap(({ state }) => (state.column ? [triggerColumn(state.column)] : []));
 }
 
 export const triggerColumn = ({ id, key, autoRun, config }: Column): TriggerColumn => ({

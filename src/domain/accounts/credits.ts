@@ -1,8 +1,8 @@
-import { NOTHING_DONE_CODES, SKIP_CODES } from '../../../processes/runs/executors/index.ts';
 import { AppError } from '../../errors.ts';
 import type { EventStore } from '../../event-store/port.ts';
-import { organizationStream } from '../accounts/streams.ts';
-import { eventIdOf } from './run-state.ts';
+import { NOTHING_DONE_CODES, SKIP_CODES } from '../runs/charge-rules.ts';
+import { eventIdOf } from '../runs/run-state.ts';
+import { organizationStream } from './streams.ts';
 
 export interface ReserveCredits {
   organizationId: string;
