@@ -18,7 +18,7 @@ import { webhooksFeature } from './features/webhooks.ts';
 
 /**
  * The table of contents of the service: every feature, each declared once in
- * src/domain/<feature>/feature.ts. A new feature adds its folders and one line here. Operations
+ * app/features/<feature>.ts. A new feature adds its folders and one line here. Operations
  * comes first: its metrics hook times the routes registered after it.
  */
 export const features: readonly Feature[] = [

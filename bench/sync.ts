@@ -189,7 +189,7 @@ PostgreSQL, and, for the site_content projection in the same process, parses it 
 writes it as JSON once more: five more passes over 20 KB, plus the garbage they leave. PostgreSQL meanwhile
 parses both writes and compresses the event (pglz here; \`lz4\` where the server has it, see
 src/migrations). Writes go in batches of up to 100 articles, one statement and one commit each
-(\`appendToStreams\`, commands/sync-article.ts), two batches in flight while fetching goes on, so no round
+(\`appendToStreams\`, services/content/article-writer.ts), two batches in flight while fetching goes on, so no round
 trip or commit waits on another. The unchanged pass appends nothing; it reads each article's last event
 (one query per batch) to compare content hashes.
 `,

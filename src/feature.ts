@@ -9,7 +9,7 @@ import type { WorkerSpec } from './work/worker.ts';
 export type WorkerFactory = (deps: ServiceDeps) => WorkerSpec;
 
 /**
- * A feature declares itself once (src/domain/<feature>/feature.ts): its streams with their event
+ * A feature declares itself once (app/features/<feature>.ts): its streams with their event
  * schemas and evolve, its commands, its queries and its read models. app/modules.ts lists them.
  */
 export interface Feature {

@@ -124,7 +124,7 @@ export async function startRun(
     [{ id: eventIdOf('created', runId), type: 'RunCreated', data: run, metadata }],
     { expectedRevision: 'no_stream' },
   );
-  // Its rows are driven off the request (the run reactor, then src/domain/runs/run-driver.ts).
+  // Its rows are driven off the request (the run reactor, then processes/runs/run-driver.ts).
   return { run, position: appended.position };
 }
 

@@ -8,7 +8,7 @@ import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 
 /**
  * Stops a run: the stop is recorded on the run's stream, then flagged where the run's driver looks
- * before it starts rows (run_stops: src/domain/runs/run-driver.ts), then answered. Once the flag is in,
+ * before it starts rows (run_stops: processes/runs/run-driver.ts), then answered. Once the flag is in,
  * no row starts (and the run's end, which follows the rows the driver then skips, finds the stop in
  * the log); the driver skips the rows not started and records those in their calls as they finish, and
  * the run ends `stopped` once they have (the runs read model sees the last row and enqueues the end).

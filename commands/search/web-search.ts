@@ -7,11 +7,11 @@ import type { RouteModule } from '../../src/http/routes.ts';
  * nothing but the credit balance, and is a POST because its question is a body.
  */
 const webSearchRoute =
-  (category: 'general' | 'news'): RouteModule =>
+  (path: '/api/search/web' | '/api/search/news', category: 'general' | 'news'): RouteModule =>
   (app, deps) => {
     const kind = category === 'news' ? 'news' : 'web';
     app.post(
-      `/api/search/${kind}`,
+      path,
       {
         config: { access: 'search:run' },
         schema: {
@@ -33,4 +33,7 @@ const webSearchRoute =
     );
   };
 
-export const webSearchRoutes = [webSearchRoute('general'), webSearchRoute('news')];
+export const webSearchRoutes = [
+  webSearchRoute('/api/search/web', 'general'),
+  webSearchRoute('/api/search/news', 'news'),
+];

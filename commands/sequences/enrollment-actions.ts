@@ -36,11 +36,16 @@ export const changeEnrollmentStatus = leadEnrollmentsStream.decider(
   },
 );
 
+/** One action's route; its path is spelled out where the list below registers it. */
 const actionRoute =
-  (action: EnrollmentAction, summary: string): RouteModule =>
+  (
+    path: `/api/enrollments/:enrollmentId/${string}`,
+    action: EnrollmentAction,
+    summary: string,
+  ): RouteModule =>
   (app, deps) => {
     app.post(
-      `/api/enrollments/:enrollmentId/${action}`,
+      path,
       {
         config: { access: 'sequences:run' },
         schema: {
@@ -76,7 +81,11 @@ const actionRoute =
   };
 
 export const enrollmentActionRoutes = [
-  actionRoute('pause', 'Pause an active enrollment'),
-  actionRoute('resume', 'Resume a paused enrollment'),
-  actionRoute('finish', 'Finish an enrollment by hand (finishedReason manual)'),
+  actionRoute('/api/enrollments/:enrollmentId/pause', 'pause', 'Pause an active enrollment'),
+  actionRoute('/api/enrollments/:enrollmentId/resume', 'resume', 'Resume a paused enrollment'),
+  actionRoute(
+    '/api/enrollments/:enrollmentId/finish',
+    'finish',
+    'Finish an enrollment by hand (finishedReason manual)',
+  ),
 ];

@@ -27,11 +27,16 @@ export const changeSequenceStatus = sequenceStream.decider(
   },
 );
 
+/** One transition's route; its path is spelled out where the list below registers it. */
 const transitionRoute =
-  (action: Exclude<SequenceAction, 'edit'>, summary: string): RouteModule =>
+  (
+    path: `/api/sequences/:sequenceId/${string}`,
+    action: Exclude<SequenceAction, 'edit'>,
+    summary: string,
+  ): RouteModule =>
   (app, deps) => {
     app.post(
-      `/api/sequences/:sequenceId/${action}`,
+      path,
       {
         config: { access: 'sequences:run' },
         schema: { tags: ['sequences'], summary, params: SequenceParams, response: { 200: SequenceSchema } },
@@ -44,7 +49,15 @@ const transitionRoute =
   };
 
 export const sequenceTransitionRoutes = [
-  transitionRoute('activate', 'Activate a DRAFT or PAUSED sequence (it needs a step)'),
-  transitionRoute('pause', 'Pause an ACTIVE sequence: its enrollments make no progress while paused'),
-  transitionRoute('archive', 'Archive a sequence (terminal)'),
+  transitionRoute(
+    '/api/sequences/:sequenceId/activate',
+    'activate',
+    'Activate a DRAFT or PAUSED sequence (it needs a step)',
+  ),
+  transitionRoute(
+    '/api/sequences/:sequenceId/pause',
+    'pause',
+    'Pause an ACTIVE sequence: its enrollments make no progress while paused',
+  ),
+  transitionRoute('/api/sequences/:sequenceId/archive', 'archive', 'Archive a sequence (terminal)'),
 ];

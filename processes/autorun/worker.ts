@@ -14,7 +14,7 @@ const RUN_ROWS = 1000;
 const BUSY_RETRY_MS = 1000;
 /**
  * ...or after this long once that run has no row left to run. Its end makes this item due at once
- * (src/domain/runs/finish-worker.ts), but only an item pending: one whose retry is not stored yet (the
+ * (processes/runs/finish-worker.ts), but only an item pending: one whose retry is not stored yet (the
  * worker stores it with its next round trip) stayed put for BUSY_RETRY_MS, the one-second tail of the
  * insert to result latency (docs/benchmarks.md).
  */

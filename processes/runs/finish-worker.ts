@@ -80,7 +80,7 @@ export const runFinishWorker: WorkerFactory = (deps) => ({
       { id: eventIdOf('release', runId), type: 'ColumnRunReleased', data: { tableId, columnId, runId } },
     ]);
     // Rows inserted while this run held the column wait in an auto-run item put off for a while
-    // (src/domain/autorun/worker.ts): the column is free now, so their run need not wait that out.
+    // (processes/autorun/worker.ts): the column is free now, so their run need not wait that out.
     if (await dueNow(deps.pool, { kind: AUTORUN_KIND, groupKey: columnId })) deps.work?.nudge(AUTORUN_KIND);
     return { status: 'done' };
   },

@@ -14,7 +14,7 @@ import { MAX_THROWS } from '../../src/work/worker.ts';
 import type { ExecutionOutcome, Executor, RunColumn } from './executor.ts';
 import { runRowWriter } from './row-writer.ts';
 
-/** Picks the executor of a column's provider (src/domain/runs/executors/: `executorsFrom`). */
+/** Picks the executor of a column's provider (processes/runs/executors/: `executorsFrom`). */
 export type ExecutorFor = (config: Readonly<Record<string, unknown>>) => Executor;
 
 /** A row's result as the run records it (RunRowFinished), and the value for its cell. */

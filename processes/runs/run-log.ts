@@ -2,7 +2,7 @@ import type { RunCreatedData, RunEvent } from '../../src/domain/runs/events.ts';
 import { runStream } from '../../src/domain/runs/run-state.ts';
 import type { EventStore } from '../../src/event-store/port.ts';
 
-/** What the run's stream says of it, as its driver needs it (src/domain/runs/run-driver.ts). */
+/** What the run's stream says of it, as its driver needs it (processes/runs/run-driver.ts). */
 export interface RunLog {
   created?: RunCreatedData;
   /** Rows with a result in the log. */

@@ -4,7 +4,7 @@ import type { RowResult } from './row-call.ts';
 
 /**
  * Where a run's row results are durable before their events are appended (migration 0026), and the
- * stop flag its driver reads with every store of them. See src/domain/runs/run-driver.ts.
+ * stop flag its driver reads with every store of them. See processes/runs/run-driver.ts.
  */
 interface Db {
   query: Pool['query'];

@@ -20,7 +20,7 @@ export const RUN_LEASE_MS = 10_000;
 
 /**
  * A run's rows, driven by the one process that holds the run's item (the run reactor enqueues it once
- * per run): src/domain/runs/run-driver.ts. Driven again after a crash or a shutdown, the run goes on
+ * per run): processes/runs/run-driver.ts. Driven again after a crash or a shutdown, the run goes on
  * from its stream: rows with a result are done, the rest run (those that were in their calls again,
  * with the same Idempotency-Key), and a stop recorded meanwhile skips what had not started.
  */

@@ -9,7 +9,7 @@ import type { ApplyContext } from '../../src/projection/types.ts';
  * waiting for a run per column, with the work item that makes the worker start one.
  */
 
-/** Logical names: the worker reads and empties the pending rows (src/domain/autorun/worker.ts). */
+/** Logical names: the worker reads and empties the pending rows (processes/autorun/worker.ts). */
 export const AUTORUN_COLUMNS = 'autorun_columns';
 export const AUTORUN_PENDING = 'autorun_pending';
 export const AUTORUN_KIND = 'autorun';

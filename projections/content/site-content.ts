@@ -8,7 +8,7 @@ export const SITE_CONTENT = 'site_content';
  * The website's own copy of its articles, one row per (kind, slug), upserted from ArticleSynced and
  * never deleted. The HTML is kept as it came and sanitized at render time: sanitize-html costs 2-3 ms
  * for a 20 KB article, which in the projection would sit inside every sync's response time, while a
- * rendered page is cached per process (src/site/page-cache.ts) and sanitized once per change.
+ * rendered page is cached per process (queries/content/site/page-cache.ts) and sanitized once per change.
  */
 export const siteContentProjection: Projection<ArticleEvent> = {
   name: 'site_content',

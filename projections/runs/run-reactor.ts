@@ -5,7 +5,7 @@ import type { Projection } from '../../src/projection/types.ts';
 /**
  * A run's start becomes work (DESIGN section 9), in the transaction that moves this reactor's
  * checkpoint: each start is turned into work exactly once, and the item's id (the run's) makes a
- * repeat a no-op. The item's holder drives the run's rows (src/domain/runs/run-driver.ts: a step at a
+ * repeat a no-op. The item's holder drives the run's rows (processes/runs/run-driver.ts: a step at a
  * time queued, then called at the run's concurrency, their results recorded). Runs with no rows to
  * run have nothing to drive (the runs read model ends them). No tables of its own; never bump its
  * version (a rebuild would read the whole log again; the ids make that harmless only while the items

@@ -10,7 +10,7 @@ const TASK_STEPS = 'sequence_task_steps';
 /** Logical name: the organization of each enrollment and sequence (their later events do not name it). */
 const OWNERS = 'sequence_task_owners';
 
-/** What the sequence-tasks worker is asked to do (src/domain/tasks/sequence-worker.ts). */
+/** What the sequence-tasks worker is asked to do (processes/tasks/sequence-worker.ts). */
 export type SequenceTaskWork =
   /** Make the enrollment's next step's task when it is due (held while anything is paused). */
   | { op: 'step'; enrollmentId: string }

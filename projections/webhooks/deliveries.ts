@@ -35,7 +35,7 @@ export const deliveriesProjection: Projection<DeliveryEvent> = {
       )`,
       `CREATE INDEX ${t}_by_subscription ON ${t} (subscription_id, created_at DESC, id DESC)`,
       `CREATE INDEX ${t}_by_event_time ON ${t} (subscription_id, event_at)`,
-      // What the retention prunes (src/domain/webhooks/history-retention.ts).
+      // What the retention prunes (processes/webhooks/history-retention.ts).
       `CREATE INDEX ${t}_by_last_attempt ON ${t} (last_attempt_at)`,
     ],
     [ATTEMPTS]: (t) => [

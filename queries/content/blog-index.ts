@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { sendNotFoundPage } from './blog-page.ts';
 import { digestEtag, htmlHeaders, notModified, pageResponses } from './site/http-cache.ts';
 import { INDEX_PAGE_SIZE, renderIndexPage } from './site/index-page.ts';

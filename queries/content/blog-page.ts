@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { DEFAULT_KIND, SLUG_PATTERN } from '../../src/content-api/article.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { ARTICLE_TEMPLATE_VERSION, renderArticlePage, renderNotFoundPage } from './site/article-page.ts';
 import { digestEtag, htmlHeaders, notModified, pageResponses } from './site/http-cache.ts';
 import { type CachedPage, pageCacheFor, pageKey } from './site/page-cache.ts';

@@ -1,5 +1,5 @@
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { renderSitemap, SITEMAP_MAX_URLS } from './site/feeds.ts';
 import { digestEtag, notModified, pageResponses } from './site/http-cache.ts';
 import { siteContent } from './site/rows.ts';

@@ -16,7 +16,7 @@ import { insertRows } from './rows.ts';
 import { type CountingTarget, httpColumnTable, startTarget } from './runs.ts';
 
 /*
- * A run's driver (src/domain/runs/run-driver.ts), worked by hand through its worker: the service runs
+ * A run's driver (processes/runs/run-driver.ts), worked by hand through its worker: the service runs
  * no workers in these suites, so every call the target counts and every event in the run's stream is
  * the driver's.
  */

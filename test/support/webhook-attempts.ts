@@ -1,7 +1,7 @@
 import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 
 /**
- * One attempt as the delivery worker hands it to the attempt log (src/domain/webhooks/attempt-log.ts):
+ * One attempt as the delivery worker hands it to the attempt log (processes/webhooks/attempt-log.ts):
  * the first attempt of a message of subscription `wh_1` of organization `o1` unless told otherwise.
  */
 export function sampleAttempt({

@@ -4,7 +4,7 @@ import sanitizeHtml from 'sanitize-html';
  * What survives of upstream article HTML: text structure, headings with their ids (the table of
  * contents links to them), images, tables, links and code. Scripts, styles, event-handler attributes,
  * forms, frames and javascript: URLs do not. A change here changes rendered pages: bump
- * ARTICLE_TEMPLATE_VERSION (src/site/article-page.ts) so their ETags change too.
+ * ARTICLE_TEMPLATE_VERSION (queries/content/site/article-page.ts) so their ETags change too.
  */
 const options: sanitizeHtml.IOptions = {
   allowedTags: [

@@ -121,7 +121,7 @@ export const deliveryStream = defineStream({
 
 /**
  * `webhookatt-<organizationId>.<subscriptionId>`: a subscription's attempts, a batch per event
- * (src/domain/webhooks/attempt-log.ts). Nothing is decided on it: the history read model is its reader.
+ * (processes/webhooks/attempt-log.ts). Nothing is decided on it: the history read model is its reader.
  */
 export const attemptLogStream = defineStream({
   category: 'webhookatt',

@@ -164,7 +164,7 @@ test('the events went to the double, none to the PostgreSQL events table', async
 /**
  * `lastUsedAt` is recorded after a call has answered, at most once a minute, so a snapshot's own calls
  * may move it on between two snapshots: it is the one field left out of the comparison (that a rebuild
- * keeps it is tested in test/integration/auth-keys.test.ts).
+ * keeps it is tested in test/integration/accounts/auth-keys.test.ts).
  */
 // biome-ignore lint/suspicious/noExplicitAny: the /api/me answer is arbitrary JSON
 function withoutLastUsed(me: any) {

@@ -9,7 +9,7 @@ import { testRegistry } from '../../support/test-streams.ts';
 import { sampleAttempt } from '../../support/webhook-attempts.ts';
 
 /*
- * The attempt log's hold-back (src/domain/webhooks/attempt-log.ts): attempts that succeeded wait while
+ * The attempt log's hold-back (processes/webhooks/attempt-log.ts): attempts that succeeded wait while
  * more of their subscription's deliveries are coming, and go out together as one event; a lone
  * attempt, the last one coming, a failure or a full hold lets them go at once.
  */
