@@ -114,7 +114,8 @@ export const issueApiKeyRoute: RouteModule = (app, deps) => {
   app.post(
     '/api/keys',
     {
-      config: { access: 'keys:write' },
+      // The answer shows the key once: no cache keeps it, nor does Idempotency-Key (refused here).
+      config: { access: 'keys:write', noStore: true },
       schema: {
         tags: ['keys'],
         summary: 'Issue an API key (the key is returned once)',

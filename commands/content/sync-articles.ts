@@ -83,6 +83,9 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
         {
           config: {
             access: 'public',
+            // CMS webhooks (Sanity's among them) send Idempotency-Key: honoured, under one scope for
+            // every caller, the bearer part of the request (src/http/idempotency.ts).
+            idempotency: { shared: true },
             rateLimit: {
               max: deps.config.SYNC_RATE_LIMIT,
               timeWindow: 60_000,

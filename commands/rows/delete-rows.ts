@@ -10,7 +10,6 @@ import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
-import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { deleteRow } from './delete-row.ts';
 import { newest } from './shared.ts';
@@ -26,13 +25,11 @@ export const deleteRowsRoute: RouteModule = (app, deps) => {
     '/api/tables/:tableId/rows/delete',
     {
       config: { access: 'tables:write' },
-      ...idempotency(deps),
       schema: {
         tags: ['rows'],
         summary: 'Delete rows by id',
         description: '`deleted` counts the rows deleted; ids naming no row of the table are not counted.',
         params: TableParams,
-        headers: IdempotencyHeaders,
         body: DeleteRowsBody,
         response: { 200: z.object({ deleted: z.number().int() }) },
       },

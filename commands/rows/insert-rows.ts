@@ -19,7 +19,7 @@ import { AppError, type FieldError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import { eventMetadata, readYourWrites } from '../../src/http/commands.ts';
-import { IdempotencyHeaders, idempotency, idempotentWork } from '../../src/http/idempotency.ts';
+import { idempotentWork } from '../../src/http/idempotency.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { changeCells } from './patch-row.ts';
 import { firstFailure, newest, ROWS_BODY_LIMIT, rowPath, serializeAsIs } from './shared.ts';
@@ -229,7 +229,6 @@ export const insertRowsRoute: RouteModule = (app, deps) => {
       config: { access: 'tables:write' },
       bodyLimit: ROWS_BODY_LIMIT,
       serializerCompiler: serializeAsIs,
-      ...idempotency(deps),
       schema: {
         tags: ['rows'],
         summary: 'Insert rows (or upsert them on a column)',
@@ -238,7 +237,6 @@ export const insertRowsRoute: RouteModule = (app, deps) => {
           '(400 naming each path, e.g. rows[3].cells.score) and stores nothing. 201 when a row was created ' +
           '(Location: the first one), 200 when an upsert only updated.',
         params: TableParams,
-        headers: IdempotencyHeaders,
         body: InsertRowsBody,
         response: { 201: Answer, 200: Answer },
       },

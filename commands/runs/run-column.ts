@@ -5,7 +5,6 @@ import { RunSchema } from '../../src/domain/runs/schemas.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import { eventMetadata } from '../../src/http/commands.ts';
-import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { runVisible, startRun } from './start-run.ts';
 
@@ -17,7 +16,6 @@ export const runColumnRoute: RouteModule = (app, deps) => {
     '/api/tables/:tableId/columns/:columnId/run',
     {
       config: { access: 'columns:run' },
-      ...idempotency(deps),
       schema: {
         tags: ['runs'],
         summary: 'Run a column over the eligible rows (202, Location: the run)',
@@ -26,7 +24,6 @@ export const runColumnRoute: RouteModule = (app, deps) => {
           'does not cover one row; a balance that covers some rows runs those (in row order) and skips the rest. ' +
           '409 run_in_progress while the column has a run that has not ended.',
         params: ColumnParams,
-        headers: IdempotencyHeaders,
         body: EstimateBody,
         response: { 202: RunSchema },
       },

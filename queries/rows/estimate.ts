@@ -5,7 +5,6 @@ import { creditsPerRow } from '../../src/credits/prices.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { eligibility } from './eligibility.ts';
 import { EstimateBody } from './run-scope.ts';
@@ -30,7 +29,6 @@ export const estimateRoute: RouteModule = (app, deps) => {
     '/api/tables/:tableId/columns/:columnId/estimate',
     {
       config: { access: 'columns:run' },
-      ...idempotency(deps),
       schema: {
         tags: ['columns'],
         summary: 'Estimate a run of a column: rows, eligibility, credits',
@@ -38,7 +36,6 @@ export const estimateRoute: RouteModule = (app, deps) => {
           "Candidates are the rows in scope; onlyEmpty skips those whose cell already holds a value; the column's " +
           'saved config.runCondition then decides eligibility (true only). Credits per row come from the price table.',
         params: ColumnParams,
-        headers: IdempotencyHeaders,
         body: EstimateBody,
         response: { 200: EstimateSchema },
       },

@@ -5,7 +5,6 @@ import { RunConditionSchema } from '../../src/domain/columns/run-condition.ts';
 import { MAX_BATCH } from '../../src/domain/rows/schemas.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { PageFields, RowPageSchema, readTablePage } from './list-rows.ts';
 import { boundCondition, oneOfFilterOrCondition } from './predicate.ts';
@@ -28,7 +27,6 @@ export const queryRowsRoute: RouteModule = (app, deps) => {
     '/api/tables/:tableId/rows/query',
     {
       config: { access: 'tables:read' },
-      ...idempotency(deps),
       preValidation: boundCondition,
       serializerCompiler: serializeAsIs,
       schema: {
@@ -36,7 +34,6 @@ export const queryRowsRoute: RouteModule = (app, deps) => {
         summary: 'List the rows of a table that a filter or a run condition selects',
         description: 'As GET .../rows, in a body. A row is selected only when the whole predicate is true.',
         params: TableParams,
-        headers: IdempotencyHeaders,
         body: QueryRowsBody,
         response: { 200: RowPageSchema },
       },

@@ -10,7 +10,6 @@ import { isTaskId, readableTask } from '../../src/domain/tasks/access.ts';
 import { MAX_TASK_PAGE, TaskParams, TaskSchema } from '../../src/domain/tasks/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/app.ts';
-import { IdempotencyHeaders, idempotency } from '../../src/http/idempotency.ts';
 import { pageOf } from '../../src/http/pagination.ts';
 import { boundCondition, oneOfFilterOrCondition, rowPredicate } from '../rows/predicate.ts';
 import { keysetQuery, nextCursorOf, type PageRequest, parseSort } from '../rows/row-page.ts';
@@ -98,13 +97,11 @@ export const queryTasksRoute: RouteModule = (app, deps) => {
     '/api/tasks/query',
     {
       config: { access: 'tasks:read' },
-      ...idempotency(deps),
       preValidation: boundCondition,
       validatorCompiler: rememberingBodyValidator,
       schema: {
         tags: ['tasks'],
         summary: 'List the tasks a filter or condition selects',
-        headers: IdempotencyHeaders,
         body: QueryTasksBody,
         response: { 200: pageOf(TaskSchema) },
       },

@@ -16,10 +16,10 @@ import { principalOf } from './access-hook.ts';
  * client can retry with the same key once it has fixed the request or the service has recovered.
  *
  * A POST route that cannot honour the key refuses it: a 400 `idempotency_key_unsupported` naming the
- * header, before the handler runs. Such are a route whose answer holds a secret shown once (`noStore`
- * routes, an issued API key: keeping the answer to replay it would store the secret), and a public
- * route (no organization to keep the key under) unless it declares `idempotency: { shared: true }`.
- * Never is a key silently ignored on a POST.
+ * header, before the body is validated or the handler runs. Such are a route whose answer holds a
+ * secret shown once (`noStore` routes, an issued API key: keeping the answer to replay it would store
+ * the secret), and a public route (no organization to keep the key under) unless it declares
+ * `idempotency: { shared: true }`. Never is a key silently ignored on a POST.
  */
 export const KEEP_HOURS = 24;
 /**
@@ -310,7 +310,8 @@ export function installIdempotency(app: FastifyInstance, deps: Deps): void {
     const reason = refusal(config);
     const options = config.idempotency ?? {};
     if (reason) {
-      route.preHandler = [
+      // Before the body is validated: a refused key is refused whatever the body says.
+      route.preValidation = [
         async (request: FastifyRequest) => {
           if (keyOf(request) === undefined) return;
           throw new AppError(
@@ -321,7 +322,7 @@ export function installIdempotency(app: FastifyInstance, deps: Deps): void {
             },
           );
         },
-        ...asArray(route.preHandler),
+        ...asArray(route.preValidation),
       ];
     } else {
       route.preHandler = [
@@ -341,9 +342,4 @@ export function installIdempotency(app: FastifyInstance, deps: Deps): void {
     else if (typeof headers.extend === 'function')
       route.schema = { ...route.schema, headers: headers.extend(declared.shape) };
   });
-}
-
-/** @deprecated Every POST route honours the key by installIdempotency; this adds nothing. */
-export function idempotency(_deps: Deps, _options: IdempotencyOptions = {}) {
-  return {};
 }
