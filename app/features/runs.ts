@@ -1,6 +1,6 @@
 import { runCommands } from '../../commands/runs/index.ts';
-import { executorDepsFrom, executorsFrom } from '../../processes/runs/executors/index.ts';
 import { runFinishWorker } from '../../processes/runs/finish-worker.ts';
+import { executorDepsFrom, executorsFrom } from '../../processes/runs/providers/index.ts';
 import { runWorker } from '../../processes/runs/run-worker.ts';
 import { runReactor } from '../../projections/runs/run-reactor.ts';
 import { runsProjection } from '../../projections/runs/runs.ts';

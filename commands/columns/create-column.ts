@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  ConfigCreateSchema,
+  PROVIDER_SPECS,
+  validateColumnConfig,
+} from '../../processes/runs/providers/index.ts';
 import { COLUMNS, columnsProjection } from '../../projections/columns/columns.ts';
 import { loadTriggerColumns } from '../../services/columns/trigger-columns.ts';
 import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts';
@@ -9,13 +14,8 @@ import type { Pool } from '../../src/db/pool.ts';
 import { withSessionLock } from '../../src/db/session-lock.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
 import { type ColumnState, columnStream } from '../../src/domain/columns/column-state.ts';
-import { type ConfigContext, validateColumnConfig } from '../../src/domain/columns/config/index.ts';
-import {
-  boundRunConditions,
-  ConfigCreateSchema,
-  invalidConfig,
-  withoutNulls,
-} from '../../src/domain/columns/config-input.ts';
+import type { ConfigContext } from '../../src/domain/columns/config/index.ts';
+import { boundRunConditions, invalidConfig, withoutNulls } from '../../src/domain/columns/config-input.ts';
 import { etagOf } from '../../src/domain/columns/etag.ts';
 import type { ColumnEvent } from '../../src/domain/columns/events.ts';
 import {
@@ -174,7 +174,11 @@ export const createColumnRoute: RouteModule = (app, deps) => {
       // Decide once before claiming the key, so that a refused config leaves nothing behind.
       const draft = commandAt(body.position ?? 0);
       createColumn.decide(draft, columnStream.initialState(), now);
-      refuseRetriggerCycle(await loadTriggerColumns(deps.store, table), triggerColumn(draft.column));
+      refuseRetriggerCycle(
+        await loadTriggerColumns(deps.store, table),
+        triggerColumn(draft.column),
+        PROVIDER_SPECS,
+      );
       const create = (position: number) => claimAndCreate(deps, commandAt(position), metadata, now);
       const result =
         body.position === undefined

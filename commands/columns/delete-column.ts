@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { configRefs } from '../../processes/runs/providers/index.ts';
 import { columnsProjection } from '../../projections/columns/columns.ts';
 import { loadTableForWrite } from '../../services/tables/load.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
 import { type ColumnState, columnStream } from '../../src/domain/columns/column-state.ts';
-import { configRefs } from '../../src/domain/columns/config/index.ts';
 import { refersTo } from '../../src/domain/columns/references.ts';
 import { columnNotFound, memberColumn, tableNotFound } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';

@@ -1,4 +1,9 @@
 import { z } from 'zod';
+import {
+  ConfigPatchSchema,
+  PROVIDER_SPECS,
+  validateColumnConfig,
+} from '../../processes/runs/providers/index.ts';
 import { columnsProjection } from '../../projections/columns/columns.ts';
 import { loadTriggerColumns } from '../../services/columns/trigger-columns.ts';
 import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts';
@@ -6,12 +11,8 @@ import { sequencesNamed } from '../../services/sequences/column-sequences.ts';
 import { loadTableForWriteWith, tableOrganizations } from '../../services/tables/load.ts';
 import { handleCommand } from '../../src/command.ts';
 import { columnStream } from '../../src/domain/columns/column-state.ts';
-import { type ConfigContext, validateColumnConfig } from '../../src/domain/columns/config/index.ts';
-import {
-  boundRunConditions,
-  ConfigPatchSchema,
-  invalidConfig,
-} from '../../src/domain/columns/config-input.ts';
+import type { ConfigContext } from '../../src/domain/columns/config/index.ts';
+import { boundRunConditions, invalidConfig } from '../../src/domain/columns/config-input.ts';
 import { diffConfig, mergeConfig } from '../../src/domain/columns/config-merge.ts';
 import { etagOf, ifMatchRevision } from '../../src/domain/columns/etag.ts';
 import type { ColumnEvent } from '../../src/domain/columns/events.ts';
@@ -147,11 +148,15 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         const config = patch.config ? mergeConfig(current.config, patch.config) : current.config;
         // An invalid config is the decider's to refuse, naming its fields; only a valid one can form a cycle.
         if (validateColumnConfig(config, context).ok) {
-          refuseRetriggerCycle(await loadTriggerColumns(deps.store, table), {
-            ...triggerColumn(current),
-            autoRun: patch.autoRun ?? current.autoRun,
-            config,
-          });
+          refuseRetriggerCycle(
+            await loadTriggerColumns(deps.store, table),
+            {
+              ...triggerColumn(current),
+              autoRun: patch.autoRun ?? current.autoRun,
+              config,
+            },
+            PROVIDER_SPECS,
+          );
         }
       }
       try {

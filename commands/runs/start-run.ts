@@ -1,4 +1,4 @@
-import { runConcurrency } from '../../processes/runs/executors/index.ts';
+import { creditsPerRow, runConcurrency } from '../../processes/runs/providers/index.ts';
 import { ROWS } from '../../projections/rows/rows.ts';
 import { runsProjection } from '../../projections/runs/runs.ts';
 import { eligibility } from '../../queries/rows/eligibility.ts';
@@ -6,7 +6,6 @@ import type { RunScope } from '../../queries/rows/run-scope.ts';
 import { readableColumns } from '../../queries/rows/table-columns.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
 import { handleCommand, loadState } from '../../src/command.ts';
-import { creditsPerRow } from '../../src/credits/prices.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
 import { reserveCredits } from '../../src/domain/accounts/credits.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';

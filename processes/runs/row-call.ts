@@ -12,9 +12,10 @@ import { AppError } from '../../src/errors.ts';
 import { inputIssues } from '../../src/http/input-guard.ts';
 import { MAX_THROWS } from '../../src/work/worker.ts';
 import type { ExecutionOutcome, Executor, RunColumn } from './executor.ts';
+import { noChargeCodesOf } from './providers/index.ts';
 import { runRowWriter } from './row-writer.ts';
 
-/** Picks the executor of a column's provider (processes/runs/executors/: `executorsFrom`). */
+/** Picks the executor of a column's provider (the provider registry, processes/runs/providers/: `executorsFrom`). */
 export type ExecutorFor = (config: Readonly<Record<string, unknown>>) => Executor;
 
 /** A row's result as the run records it (RunRowFinished), and the value for its cell. */
@@ -70,7 +71,7 @@ function resultOf(run: RunCreatedData, rowId: string, executed: ExecutionOutcome
       outcome: outcome.ok ? 'succeeded' : SKIP_CODES.has(outcome.error.code) ? 'skipped' : 'failed',
       error,
       meta: outcome.meta,
-      charged: rowCharge(run.creditsPerRow, error, outcome.meta.cached),
+      charged: rowCharge(run.creditsPerRow, error, outcome.meta.cached, noChargeCodesOf(run.column.config)),
     },
     value: outcome.ok ? outcome.value : undefined,
   };

@@ -1,3 +1,4 @@
+import type { ProviderSpecs } from '../../src/domain/columns/config/index.ts';
 import { mergeConfig } from '../../src/domain/columns/config-merge.ts';
 import type { ColumnEvent } from '../../src/domain/columns/events.ts';
 import type { AutoRun } from '../../src/domain/columns/fields.ts';
@@ -35,9 +36,12 @@ type Handled = RecordedOf<
  * is seen, whatever the columns read model has reached. A cell written by a column's own run never
  * re-runs that column (its own output is not one of its sources), and status-only changes (queued,
  * running) change no value, so they trigger nothing. Its version must never be bumped (a reactor
- * read from the start would ask again for what is long done).
+ * read from the start would ask again for what is long done). Which columns a column reads comes
+ * from its provider's spec: the composition root passes the provider registry's (`providers`).
  */
-export const autorunReactor: Projection<Handled extends RecordedOf<infer E> ? E : never> = {
+export const autorunReactorWith = (
+  providers: ProviderSpecs,
+): Projection<Handled extends RecordedOf<infer E> ? E : never> => ({
   name: 'autorun',
   version: 1,
   enqueues: [AUTORUN_KIND],
@@ -150,7 +154,7 @@ export const autorunReactor: Projection<Handled extends RecordedOf<infer E> ? E 
           const all = columnsOf(columns, event.data.tableId);
           for (const column of all) {
             if (column.autoRun !== 'onSourceUpdate' || !isComputed(column)) continue;
-            const sources = columnsRead(column, all);
+            const sources = columnsRead(column, all, providers);
             if ([...sources].some((id) => changed.has(id)))
               ask(event, column, event.data.rowId, 'onSourceUpdate');
           }
@@ -167,7 +171,7 @@ export const autorunReactor: Projection<Handled extends RecordedOf<infer E> ? E 
       removed.add(id);
     }
   },
-};
+});
 
 const isComputed = (column: TriggerColumn) => typeof column.config.provider === 'string';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { creditsPerRow } from '../../processes/runs/providers/index.ts';
 import { ORGANIZATIONS } from '../../projections/accounts/organizations.ts';
 import { ROWS } from '../../projections/rows/rows.ts';
-import { creditsPerRow } from '../../src/credits/prices.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';

@@ -30,6 +30,10 @@ export const SEARCH_CREDITS = {
 
 export type SearchOperation = keyof typeof SEARCH_CREDITS;
 
+/**
+ * The fixed prices of the providers that have one, read by their entries of the provider registry
+ * (processes/runs/providers/), which derives `creditsPerRow`; docs/rows.md shows the same.
+ */
 export const PROVIDER_CREDITS = {
   /** One outside call per row. */
   http_request: 1,
@@ -44,26 +48,19 @@ export const PROVIDER_CREDITS = {
   linkedin_profile: SEARCH_CREDITS.linkedin_profile,
 } as const;
 
-/** A provider this table does not know is priced as one outside call, like http_request. */
+/**
+ * A provider the registry does not know (a column saved before unknown providers were refused) is
+ * priced as one outside call, like http_request.
+ */
 export const UNKNOWN_PROVIDER_CREDITS = 1;
 
 const HIGHEST_LANE = Math.max(...Object.values(LLM_LANE_CREDITS));
 
 /**
- * Credits per row for a column's config. A column without a provider (an input column) runs nothing:
- * 0. An llm lane this table does not know is priced as the dearest lane, so an estimate never
- * understates.
+ * Credits per row of an llm column: its lane's price (the default lane's when it names none). A lane
+ * this table does not know is priced as the dearest lane, so an estimate never understates.
  */
-export function creditsPerRow(config: Readonly<Record<string, unknown>>): number {
-  const provider = config.provider;
-  if (typeof provider !== 'string') return 0;
-  if (provider === 'llm') {
-    const lane = typeof config.llmLane === 'string' ? config.llmLane : DEFAULT_LLM_LANE;
-    return Object.hasOwn(LLM_LANE_CREDITS, lane)
-      ? LLM_LANE_CREDITS[lane as keyof typeof LLM_LANE_CREDITS]
-      : HIGHEST_LANE;
-  }
-  return Object.hasOwn(PROVIDER_CREDITS, provider)
-    ? PROVIDER_CREDITS[provider as keyof typeof PROVIDER_CREDITS]
-    : UNKNOWN_PROVIDER_CREDITS;
+export function llmCreditsPerRow(config: Readonly<Record<string, unknown>>): number {
+  const lane = typeof config.llmLane === 'string' ? config.llmLane : DEFAULT_LLM_LANE;
+  return Object.hasOwn(LLM_LANE_CREDITS, lane) ? LLM_LANE_CREDITS[lane as LlmLane] : HIGHEST_LANE;
 }

@@ -2,7 +2,7 @@ import { suite, type Test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { service } from '../../app/modules.ts';
 import { grantCredits } from '../../commands/accounts/grant-credits.ts';
-import { executorDepsFrom, executorsFrom } from '../../processes/runs/executors/index.ts';
+import { executorDepsFrom, executorsFrom } from '../../processes/runs/providers/index.ts';
 import { runWorker } from '../../processes/runs/run-worker.ts';
 import { createAuthenticator } from '../../services/accounts/authenticator.ts';
 import { handleCommand } from '../../src/command.ts';

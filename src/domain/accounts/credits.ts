@@ -68,11 +68,18 @@ export async function settleCredits(
 
 /**
  * What one row costs: the price per row when the provider was called (a success or its error);
- * nothing when the executor says nothing was sent or written, the row was skipped, or the executor
- * broke (`internal`: our fault, not the customer's); nothing for an answer from the search cache.
+ * nothing when the executor says nothing was sent or written (`noChargeCodes`: the provider's charge
+ * rules, the common set unless its registry entry says otherwise), the row was skipped, or the
+ * executor broke (`internal`: our fault, not the customer's); nothing for an answer from the search
+ * cache.
  */
-export const rowCharge = (creditsPerRow: number, error: { code: string } | null, cached = false) =>
+export const rowCharge = (
+  creditsPerRow: number,
+  error: { code: string } | null,
+  cached = false,
+  noChargeCodes: ReadonlySet<string> = NOTHING_DONE_CODES,
+) =>
   cached ||
-  (error && (NOTHING_DONE_CODES.has(error.code) || SKIP_CODES.has(error.code) || error.code === 'internal'))
+  (error && (noChargeCodes.has(error.code) || SKIP_CODES.has(error.code) || error.code === 'internal'))
     ? 0
     : creditsPerRow;

@@ -4,32 +4,48 @@ import { AppError, type FieldError, formatPath } from '../../errors.ts';
 import { providerName } from './config/spec.ts';
 import { RunConditionSchema, runConditionBounds } from './run-condition.ts';
 
-const PROVIDER_DOC =
-  'Provider-specific; config.provider selects the schema: add_to_crm (AddToCrmConfig), sync_to_table ' +
-  '(SyncToTableConfig), add_to_sequence (AddToSequenceConfig), http_request (HttpRequestConfig), llm ' +
-  '(LlmConfig); any other provider: ColumnConfig. The whole config is validated against the table';
+/** What the OpenAPI description needs of a provider: its name and its config schema (with its id). */
+export interface DocumentedProvider {
+  name: string;
+  configSchema: z.ZodType;
+}
+
+/** The description of `config`, listing each provider with the id of its schema in the document. */
+export function providerDoc(providers: readonly DocumentedProvider[]): string {
+  const listed = providers.map(({ name, configSchema }) => {
+    const id = configSchema.meta()?.id;
+    return typeof id === 'string' ? `${name} (${id})` : name;
+  });
+  return (
+    `Provider-specific; config.provider selects the schema: ${listed.join(', ')}; no provider (an ` +
+    'input column): ColumnConfig; any other provider is refused. The whole config is validated against the table'
+  );
+}
 
 /**
- * config as a request carries it. Only its run condition is checked here (so that the OpenAPI
+ * config as a create request carries it. Only its run condition is checked here (so that the OpenAPI
  * document shows it); the provider schema applies to the whole config, after a PATCH's merge, in the
- * command's decider.
+ * command's decider. The providers come from the provider registry (processes/runs/providers/).
  */
-export const ConfigCreateSchema = z
-  .object({ provider: providerName.optional(), runCondition: RunConditionSchema.optional() })
-  .catchall(z.unknown())
-  .describe(`${PROVIDER_DOC}.`);
+export const configCreateSchema = (providers: readonly DocumentedProvider[]) =>
+  z
+    .object({ provider: providerName.optional(), runCondition: RunConditionSchema.optional() })
+    .catchall(z.unknown())
+    .describe(`${providerDoc(providers)}.`);
 
-export const ConfigPatchSchema = z
-  .object({
-    provider: providerName.nullable().optional(),
-    runCondition: RunConditionSchema.nullable().optional(),
-  })
-  .catchall(z.unknown())
-  .describe(
-    `${PROVIDER_DOC}, after merging: merged one level deep, a key present replaces the stored value ` +
-      '(runCondition is replaced whole), a key set to null is removed (runCondition null: every candidate ' +
-      'row is considered).',
-  );
+/** config as a PATCH carries it (configCreateSchema's, merged into the stored one). */
+export const configPatchSchema = (providers: readonly DocumentedProvider[]) =>
+  z
+    .object({
+      provider: providerName.nullable().optional(),
+      runCondition: RunConditionSchema.nullable().optional(),
+    })
+    .catchall(z.unknown())
+    .describe(
+      `${providerDoc(providers)}, after merging: merged one level deep, a key present replaces the stored value ` +
+        '(runCondition is replaced whole), a key set to null is removed (runCondition null: every candidate ' +
+        'row is considered).',
+    );
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,5 +1,5 @@
 import { AppError } from '../../errors.ts';
-import { type Config, configRefs } from './config/index.ts';
+import { type Config, configRefs, type ProviderSpecs } from './config/index.ts';
 import type { AutoRun, Column } from './fields.ts';
 import { refersTo } from './references.ts';
 
@@ -11,10 +11,17 @@ export interface TriggerColumn {
   config: Config;
 }
 
-/** The ids of the other columns a column reads (placeholders, mappings, sources, run condition). */
-export function columnsRead(column: TriggerColumn, columns: readonly TriggerColumn[]): Set<string> {
+/**
+ * The ids of the other columns a column reads (placeholders, mappings, sources, run condition), as
+ * its provider's spec names them.
+ */
+export function columnsRead(
+  column: TriggerColumn,
+  columns: readonly TriggerColumn[],
+  providers: ProviderSpecs,
+): Set<string> {
   const read = new Set<string>();
-  for (const ref of configRefs(column.config)) {
+  for (const ref of configRefs(column.config, providers)) {
     const named = columns.find((c) => refersTo(ref, c));
     if (named && named.id !== column.id) read.add(named.id);
   }
@@ -29,12 +36,15 @@ const isComputed = (column: TriggerColumn) => typeof column.config.provider === 
  * goes from a computed column to an `onSourceUpdate` column that reads it: a run writing the first
  * re-runs the second. A column's own output never retriggers it, so a column reading itself is no edge.
  */
-export function retriggerCycle(columns: readonly TriggerColumn[]): string[] | undefined {
+export function retriggerCycle(
+  columns: readonly TriggerColumn[],
+  providers: ProviderSpecs,
+): string[] | undefined {
   const byId = new Map(columns.map((c) => [c.id, c]));
   const next = new Map<string, string[]>(columns.map((c) => [c.id, []]));
   for (const reader of columns) {
     if (reader.autoRun !== 'onSourceUpdate') continue;
-    for (const id of columnsRead(reader, columns)) {
+    for (const id of columnsRead(reader, columns, providers)) {
       if (isComputed(byId.get(id)!)) next.get(id)!.push(reader.id);
     }
   }
@@ -63,9 +73,13 @@ export function retriggerCycle(columns: readonly TriggerColumn[]): string[] | un
 }
 
 /** 400 when the table's columns, with `changed` as it would be, would retrigger each other. */
-export function refuseRetriggerCycle(columns: readonly TriggerColumn[], changed: TriggerColumn): void {
+export function refuseRetriggerCycle(
+  columns: readonly TriggerColumn[],
+  changed: TriggerColumn,
+  providers: ProviderSpecs,
+): void {
   const after = [...columns.filter((c) => c.id !== changed.id), changed];
-  const cycle = retriggerCycle(after);
+  const cycle = retriggerCycle(after, providers);
   if (!cycle) return;
   const path = changed.autoRun === 'onSourceUpdate' ? 'autoRun' : 'config';
   throw new AppError(

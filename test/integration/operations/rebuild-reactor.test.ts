@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { autorunReactor } from '../../../projections/autorun/autorun.ts';
+import { autorunReactor } from '../../../app/features/autorun.ts';
 import { checkpoints } from '../../../src/projection/checkpoints.ts';
 import { Projections } from '../../../src/projection/projections.ts';
 import { RebuildRefusedError, rebuildProjection } from '../../../src/projection/rebuild.ts';

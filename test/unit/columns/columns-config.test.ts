@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type ConfigContext, validateColumnConfig } from '../../../src/domain/columns/config/index.ts';
+import { validateColumnConfig } from '../../../processes/runs/providers/index.ts';
+import type { ConfigContext } from '../../../src/domain/columns/config/index.ts';
 
 const test = suite('columns: provider config validation (every failure names its path)');
 
@@ -208,7 +209,7 @@ test('add_to_sequence: shape and routingMode; the lead column must exist', () =>
   ]);
 });
 
-test('llm and other providers: known keys typed, the rest open', () => {
+test('llm: known keys typed, the rest open; no provider: open; an unknown provider refused', () => {
   const llm = ok({
     provider: 'llm',
     mode: 'basic',
@@ -220,7 +221,8 @@ test('llm and other providers: known keys typed, the rest open', () => {
   assert.equal(paths({ provider: 'llm', mode: 3 }), ['config.mode']);
   // A prompt may name a column that does not exist yet.
   ok({ provider: 'llm', prompt: 'Summarize {{domain}} and {{future_column}}' });
-  ok({ provider: 'lead_finder', anything: { goes: true } });
+  // A provider the registry does not know is refused (issue 33): it could never run.
+  assert.equal(paths({ provider: 'lead_finder', anything: { goes: true } }), ['config.provider']);
   ok({});
   assert.equal(paths({ provider: 'Bad Provider' }), ['config.provider']);
 });

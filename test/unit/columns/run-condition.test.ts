@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { type ConfigContext, validateColumnConfig } from '../../../src/domain/columns/config/index.ts';
+import { validateColumnConfig } from '../../../processes/runs/providers/index.ts';
+import type { ConfigContext } from '../../../src/domain/columns/config/index.ts';
 import { FilterObjectSchema, normalizeFilterMode } from '../../../src/domain/columns/filter-object.ts';
 import {
   FILTER_OPERATORS,

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { creditsPerRow } from '../../../processes/runs/providers/index.ts';
 import {
-  creditsPerRow,
   DEFAULT_LLM_LANE,
   LLM_LANE_CREDITS,
   PROVIDER_CREDITS,

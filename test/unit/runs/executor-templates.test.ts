@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { executorsFrom, runConcurrency } from '../../../processes/runs/executors/index.ts';
 import { llmSettingsFrom } from '../../../processes/runs/executors/llm.ts';
 import { notImplementedExecutor } from '../../../processes/runs/executors/not-implemented.ts';
 import { RowTemplates } from '../../../processes/runs/executors/render.ts';
 import { syncToTableExecutor } from '../../../processes/runs/executors/sync-to-table.ts';
+import { executorsFrom, runConcurrency } from '../../../processes/runs/providers/index.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { NOTHING_DONE_CODES, SKIP_CODES } from '../../../src/domain/runs/charge-rules.ts';
 import { OutboundClient } from '../../../src/net/outbound.ts';

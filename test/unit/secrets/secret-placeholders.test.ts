@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { validateColumnConfig } from '../../../src/domain/columns/config/index.ts';
+import { validateColumnConfig } from '../../../processes/runs/providers/index.ts';
 import { isSecretPlaceholder } from '../../../src/domain/columns/references.ts';
 
 // `{{secrets.name}}` names a secret only with a name a secret can have: anything else would fail at

@@ -1,38 +1,34 @@
 import { type FieldError, formatPath } from '../../../errors.ts';
 import type { ColumnMember, ColumnRef } from '../references.ts';
 import { type RunCondition, runConditionBounds, runConditionRefs } from '../run-condition.ts';
-import { addToCrm } from './add-to-crm.ts';
-import { addToSequence } from './add-to-sequence.ts';
-import { httpRequest } from './http-request.ts';
-import { llm, openProvider } from './open-providers.ts';
-import { companyLookup, linkedinProfile, personLookup, webSearch } from './search-providers.ts';
+import { openProvider } from './open-providers.ts';
 import type { Config, ConfigContext, ConfigIssue, ProviderSpec } from './spec.ts';
-import { syncToTable } from './sync-to-table.ts';
 
-export type { Config, ConfigContext } from './spec.ts';
+export type { Config, ConfigContext, ProviderSpec } from './spec.ts';
 
-/** config.provider selects the schema; a provider not listed here gets the open schema. */
-export const PROVIDERS: Readonly<Record<string, ProviderSpec>> = {
-  add_to_crm: addToCrm,
-  sync_to_table: syncToTable,
-  add_to_sequence: addToSequence,
-  http_request: httpRequest,
-  llm,
-  web_search: webSearch,
-  company_lookup: companyLookup,
-  person_lookup: personLookup,
-  linkedin_profile: linkedinProfile,
-};
+/**
+ * The config specs of the known providers, by name. The domain holds no list of providers: the
+ * application's provider registry (processes/runs/providers/index.ts) passes this in.
+ */
+export type ProviderSpecs = ReadonlyMap<string, ProviderSpec>;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-function specFor(config: Config): ProviderSpec {
+/** The spec of a config's provider; the open schema for none (an input column) or one not known. */
+function specFor(config: Config, providers: ProviderSpecs): ProviderSpec {
   const provider = config.provider;
-  return (
-    (typeof provider === 'string' && Object.hasOwn(PROVIDERS, provider) && PROVIDERS[provider]) ||
-    openProvider
-  );
+  return (typeof provider === 'string' && providers.get(provider)) || openProvider;
+}
+
+/** A provider named but not known: refused when saved, naming the ones that are. */
+function unknownProvider(config: Config, providers: ProviderSpecs): ConfigIssue | undefined {
+  const provider = config.provider;
+  if (typeof provider !== 'string' || providers.has(provider)) return undefined;
+  return {
+    path: ['provider'],
+    message: `unknown provider ${JSON.stringify(provider)}; the known ones: ${[...providers.keys()].join(', ')}`,
+  };
 }
 
 export type ConfigResult = { ok: true; config: Config } | { ok: false; errors: FieldError[] };
@@ -54,11 +50,11 @@ function conditionSlots(config: Config): { path: PropertyKey[]; node: unknown }[
 }
 
 /** Every column a stored (valid) config names: its run condition's and its provider's references. */
-export function configRefs(config: Config): ColumnRef[] {
+export function configRefs(config: Config, providers: ProviderSpecs): ColumnRef[] {
   const condition = isObject(config.runCondition)
     ? runConditionRefs(config.runCondition as unknown as RunCondition, ['runCondition'])
     : [];
-  return [...condition, ...specFor(config).refs(config)];
+  return [...condition, ...specFor(config, providers).refs(config)];
 }
 
 /** Whether `ref` names a column of `columns` as it must (exists, key and id agree, JSON when it must be). */
@@ -88,9 +84,14 @@ export function checkRef(ref: ColumnRef, columns: readonly ColumnMember[]): Conf
 /**
  * Validates a whole column config (after a PATCH's merge) against the table's current columns:
  * the provider's schema, then every column it names. Returns the normalized config (defaults such
- * as timeoutSeconds written in) or every offending path.
+ * as timeoutSeconds written in) or every offending path. A provider not in `providers` is refused
+ * (a config without one, an input column's, gets the open schema).
  */
-export function validateColumnConfig(input: unknown, ctx: ConfigContext): ConfigResult {
+export function validateColumnConfig(
+  input: unknown,
+  ctx: ConfigContext,
+  providers: ProviderSpecs,
+): ConfigResult {
   if (!isObject(input))
     return { ok: false, errors: [{ path: 'config', message: 'config must be an object' }] };
   // Bounds first: the schema below recurses, so a hostile nesting must not reach it.
@@ -100,7 +101,9 @@ export function validateColumnConfig(input: unknown, ctx: ConfigContext): Config
   });
   if (tooBig.length > 0) return { ok: false, errors: tooBig.map(toField) };
 
-  const spec = specFor(input);
+  const unknown = unknownProvider(input, providers);
+  if (unknown) return { ok: false, errors: [toField(unknown)] };
+  const spec = specFor(input, providers);
   const parsed = spec.schema.safeParse(input);
   if (!parsed.success) {
     // An unknown key is named by its own path (config.retries), not by the object holding it.
@@ -114,7 +117,7 @@ export function validateColumnConfig(input: unknown, ctx: ConfigContext): Config
   // Through JSON: absent optional keys vanish instead of lingering as undefined.
   const config = JSON.parse(JSON.stringify(parsed.data)) as Config;
   const issues = [
-    ...configRefs(config).flatMap((ref) => checkRef(ref, ctx.columns) ?? []),
+    ...configRefs(config, providers).flatMap((ref) => checkRef(ref, ctx.columns) ?? []),
     ...(spec.check?.(config, ctx) ?? []),
   ];
   return issues.length > 0 ? { ok: false, errors: issues.map(toField) } : { ok: true, config };
