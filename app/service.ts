@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { AuthenticatorDeps } from '../services/accounts/authenticator.ts';
 import type { Authenticator } from '../src/auth/scopes.ts';
 import type { Config } from '../src/config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/db/embedded.ts';
@@ -14,6 +15,7 @@ import type { ZodApp } from '../src/http/routes.ts';
 import { Projections } from '../src/projection/projections.ts';
 import { wakeOnCommit } from '../src/work/batch.ts';
 import { Workers } from '../src/work/workers.ts';
+import { makeServiceParts } from './parts.ts';
 
 export interface Service {
   app: ZodApp;
@@ -21,10 +23,10 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export interface ServiceParts {
+export interface ServiceSetup {
   /** The features' registry, read models and routes (app/modules.ts). */
   composition: Composition;
-  authenticator?: (pool: Pool) => Authenticator;
+  authenticator?: (deps: AuthenticatorDeps) => Authenticator;
 }
 
 /** The database: DATABASE_URL, or an embedded PostgreSQL under DATA_DIR (reused across starts). */
@@ -44,7 +46,7 @@ export async function openDatabase(
  * Wires the whole service: database and migrations, event store, projections and the HTTP app.
  * `close` undoes it in reverse order (the HTTP server first, the embedded database last).
  */
-export async function startService(config: Config, logger: Logger, parts: ServiceParts): Promise<Service> {
+export async function startService(config: Config, logger: Logger, setup: ServiceSetup): Promise<Service> {
   const database = await openDatabase(config, logger);
   const cleanups: (() => Promise<void>)[] = [async () => database.embedded?.stop()];
   try {
@@ -60,36 +62,34 @@ export async function startService(config: Config, logger: Logger, parts: Servic
     cleanups.unshift(() => background.end());
     // Counted by type for /metrics (src/event-store/instrumented.ts).
     const store: EventStore = instrumentEventStore(
-      await openEventStore(config, pool, parts.composition.registry),
+      await openEventStore(config, pool, setup.composition.registry),
     );
     cleanups.unshift(() => store.close());
-    let work: Workers | undefined;
-    const projections = new Projections(store, background, parts.composition.projections, {
+    const clock = () => new Date();
+    const work = new Workers(background, { clock, logger });
+    const projections = new Projections(store, background, setup.composition.projections, {
       onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
-      onCommitted: wakeOnCommit(parts.composition.projections, () => work),
+      onCommitted: wakeOnCommit(setup.composition.projections, () => work),
     });
     await projections.start();
     cleanups.unshift(() => projections.stop());
+    const parts = makeServiceParts({ config, store, pool });
     const deps: ServiceDeps = {
       config,
       store,
       pool,
       projections,
       logger,
-      clock: () => new Date(),
-      authenticate: parts.authenticator?.(pool),
+      clock,
+      authenticate: setup.authenticator?.({ pool, parts }),
+      work,
       backgroundPool: background,
+      parts,
     };
     // Started after the projections (their reactors enqueue), stopped before them.
-    work = new Workers(
-      background,
-      parts.composition.workers.map((factory) => factory(deps)),
-      { clock: deps.clock, logger },
-    );
-    deps.work = work;
-    work.start();
-    cleanups.unshift(async () => work?.stop());
-    const app = await buildApp(deps, parts.composition.routes);
+    work.start(setup.composition.workers.map((factory) => factory(deps)));
+    cleanups.unshift(async () => work.stop());
+    const app = await buildApp(deps, setup.composition.routes);
     cleanups.unshift(() => app.close());
     return {
       app,

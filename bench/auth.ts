@@ -11,7 +11,7 @@
  * Knobs: BENCH_SECONDS (per run), BENCH_ROUNDS, BENCH_CONNECTIONS.
  */
 import { loadavg } from 'node:os';
-import { authStateFor, createAuthenticator } from '../services/accounts/authenticator.ts';
+import { createAuthenticator } from '../services/accounts/authenticator.ts';
 import { parseKey } from '../src/auth/keys.ts';
 import type { Authenticator, Principal } from '../src/auth/scopes.ts';
 import { accounts, bootstrapAccount } from '../test/support/accounts.ts';
@@ -70,7 +70,7 @@ try {
     { name: 'authentication on', url: onUrl, runs: [] },
     {
       name: 'authentication on, no key cache',
-      url: await serve(createAuthenticator(pool, { cache: false })),
+      url: await serve(createAuthenticator({ pool, parts: bench.deps.parts }, { cache: false })),
       runs: [],
     },
     // Off: the same access hook and route, but the key is not looked at.
@@ -79,9 +79,9 @@ try {
   const off = variants[2]!;
 
   // The cache of verified keys serves only once its revocation listener is connected.
-  for (let i = 0; i < 500 && !authStateFor(pool).cache.active; i++)
+  for (let i = 0; i < 500 && !bench.deps.parts.auth.cache.active; i++)
     await new Promise((r) => setTimeout(r, 10));
-  if (!authStateFor(pool).cache.active) throw new Error('the key cache did not become active');
+  if (!bench.deps.parts.auth.cache.active) throw new Error('the key cache did not become active');
 
   const loadBefore = loadavg()[0]!;
   for (const v of variants) await load(v.url, account.apiKey, settings.warmupSeconds);

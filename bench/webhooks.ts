@@ -64,12 +64,8 @@ try {
     onCommitted: wakeOnCommit(service.projections, () => workers),
   });
   const { url, deps } = bench;
-  const newWorkers = () =>
-    new Workers(
-      deps.pool,
-      service.workers.map((w) => w(deps)),
-      { clock: deps.clock, logger: deps.logger },
-    );
+  const newWorkers = () => new Workers(deps.pool, { clock: deps.clock, logger: deps.logger });
+  const specs = () => service.workers.map((w) => w(deps));
   try {
     const { apiKey } = await bootstrapAccount(url);
     const tableId = await createTable(url, apiKey, 'Benchmark');
@@ -109,7 +105,7 @@ try {
       let cpu = await cpuNow();
       const statements = await readStatements(deps.pool);
       const profile = await profilePhase(`webhooks-service-${name}`);
-      workers.start();
+      workers.start(specs());
       while (received < messages) await sleep(5);
       const oursRate = messages / ((performance.now() - start) / 1000);
       await profile.stop();
@@ -148,7 +144,7 @@ try {
 
     // 2. Latency at 200 events/s, the workers running as in the service.
     workers = newWorkers();
-    workers.start();
+    workers.start(specs());
     const latencies: number[] = [];
     const sub = await subscribe(url, apiKey, { url: receiver.url, eventTypes: ['row.created'] });
     onMessage = (body, at) => {

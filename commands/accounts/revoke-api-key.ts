@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { authStateFor } from '../../services/accounts/authenticator.ts';
 import { keyNotFound, keyParams, readKey, readOrganizationKeys } from '../../services/accounts/views.ts';
 import { withOrganizationKeysLock } from '../../src/auth/account-locks.ts';
 import type { Scope } from '../../src/auth/scopes.ts';
@@ -101,7 +100,7 @@ export const revokeApiKeyRoute: RouteModule = (app, deps) => {
         : (await readKey(deps.pool, keyId))?.revoked === true;
       // After the read model shows the revocation, a lookup racing this one cannot re-cache the key.
       // Before (202), one may, until the projection applies it and its NOTIFY evicts the key.
-      authStateFor(deps.pool).cache.invalidate(keyId);
+      deps.parts.auth.cache.invalidate(keyId);
       return reply.code(inForce ? 204 : 202).send(null);
     },
   );

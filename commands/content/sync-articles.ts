@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { siteContentProjection } from '../../projections/content/site-content.ts';
-import { pageCacheFor, pageKey } from '../../queries/content/site/page-cache.ts';
+import { pageKey } from '../../queries/content/site/page-cache.ts';
 import { runFullSync, withFullSyncLock } from '../../services/content/sync-full.ts';
 import type { SyncContext } from '../../services/content/sync-item.ts';
 import { runNamedSync } from '../../services/content/sync-named.ts';
@@ -157,7 +157,7 @@ function syncContext(
 ): SyncContext {
   return {
     client,
-    store: deps.store,
+    write: deps.parts.articleWriter,
     clock: deps.clock,
     metadata: { correlationId: request.id, actor: source === 'full' ? 'system:cron' : 'system:sync' },
     source,
@@ -180,6 +180,6 @@ async function waitForRows(
     request.log.warn({ err: error }, 'site_content has not caught up with the sync yet');
   }
   // After the rows committed, so a page view in between cannot cache the old row again.
-  const cache = pageCacheFor(deps.pool);
+  const cache = deps.parts.pageCache;
   for (const { kind, slug } of report.changed) cache.invalidate(pageKey(kind, slug));
 }

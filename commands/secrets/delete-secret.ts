@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { secretsProjection } from '../../projections/secrets/secrets.ts';
-import { secretsFor } from '../../services/secrets/vault.ts';
 import { handleCommand } from '../../src/command.ts';
 import { SecretParams } from '../../src/domain/secrets/schemas.ts';
 import { secretNotFound, secretStream } from '../../src/domain/secrets/secret-state.ts';
@@ -38,7 +37,7 @@ export const deleteSecretRoute: RouteModule = (app, deps) => {
     async (request, reply) => {
       const { organizationId } = principalOf(request);
       const { name } = request.params;
-      const vault = secretsFor(deps);
+      const vault = deps.parts.vault;
       const result = await handleCommand({
         store: deps.store,
         stream: secretStream.name(organizationId, name),

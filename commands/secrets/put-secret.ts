@@ -1,5 +1,4 @@
 import { secretsProjection } from '../../projections/secrets/secrets.ts';
-import { secretsFor } from '../../services/secrets/vault.ts';
 import { handleCommand } from '../../src/command.ts';
 import { secretPath } from '../../src/domain/secrets/http.ts';
 import { PutSecretBody, SecretParams, SecretSchema } from '../../src/domain/secrets/schemas.ts';
@@ -44,7 +43,7 @@ export const putSecretRoute: RouteModule = (app, deps) => {
     async (request, reply) => {
       const { organizationId } = principalOf(request);
       const { name } = request.params;
-      const vault = secretsFor(deps);
+      const vault = deps.parts.vault;
       const sealed = await vault.seal(organizationId, name, request.body.value);
       const result = await handleCommand({
         store: deps.store,

@@ -149,14 +149,9 @@ export class AttemptLog {
   }
 }
 
-const logs = new WeakMap<EventStore, AttemptLog>();
-
-/** The attempt log of this process for a store. */
-export function attemptLogOf(store: EventStore): AttemptLog {
-  let log = logs.get(store);
-  if (!log) {
-    log = new AttemptLog(store);
-    logs.set(store, log);
+declare module '../../src/deps.ts' {
+  interface ServiceParts {
+    /** The service's one log of delivery attempts, so that attempts recorded at once share appends. */
+    attemptLog: AttemptLog;
   }
-  return log;
 }

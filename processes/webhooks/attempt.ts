@@ -53,7 +53,7 @@ export async function attemptMessage(
   let response: string;
   let retryAfter: number | undefined;
   try {
-    const answer = await postMessage(deps.config, sub.url, headers, message.body, signal);
+    const answer = await postMessage(deps.parts.deliveryClient, sub.url, headers, message.body, signal);
     statusCode = answer.statusCode;
     response = answer.excerpt;
     if (statusCode === 429 || statusCode === 503) retryAfter = retryAfterSeconds(answer.retryAfter, now);

@@ -7,7 +7,16 @@ const PRUNE_EVERY_MS = 3_600_000;
 const PRUNE_BATCH = 5000;
 const DAY_MS = 86_400_000;
 
-const lastPrune = new WeakMap<ServiceDeps['pool'], number>();
+/** When this service last pruned (ServiceParts.historyPrune): at most once an hour per process. */
+export class PruneClock {
+  last = Number.NEGATIVE_INFINITY;
+}
+
+declare module '../../src/deps.ts' {
+  interface ServiceParts {
+    historyPrune: PruneClock;
+  }
+}
 
 /**
  * Removes from the delivery history the messages whose last attempt is older than
@@ -17,8 +26,9 @@ const lastPrune = new WeakMap<ServiceDeps['pool'], number>();
  */
 export async function pruneHistoryNowAndThen(deps: ServiceDeps): Promise<number> {
   const now = deps.clock().getTime();
-  if (now - (lastPrune.get(deps.pool) ?? Number.NEGATIVE_INFINITY) < PRUNE_EVERY_MS) return 0;
-  lastPrune.set(deps.pool, now);
+  const clock = deps.parts.historyPrune;
+  if (now - clock.last < PRUNE_EVERY_MS) return 0;
+  clock.last = now;
   const before = new Date(now - deps.config.WEBHOOK_HISTORY_DAYS * DAY_MS);
   let pruned = 0;
   for (;;) {

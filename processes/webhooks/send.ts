@@ -18,21 +18,19 @@ const EXCERPT_BYTES = 1024;
  */
 const DELIVERIES_PER_SECOND_PER_HOST = 10_000;
 
-type ClientConfig = Pick<Config, 'ALLOW_PRIVATE_NETWORK_TARGETS'>;
-const clients = new WeakMap<ClientConfig, OutboundClient>();
-
-/** One client per configuration (per process in the service): its connections are pooled. */
-function clientFor(config: ClientConfig): OutboundClient {
-  let client = clients.get(config);
-  if (!client) {
-    client = new OutboundClient({
-      policy: addressPolicyFrom(config),
-      rateLimit: { perSecond: DELIVERIES_PER_SECOND_PER_HOST },
-    });
-    clients.set(config, client);
+declare module '../../src/deps.ts' {
+  interface ServiceParts {
+    /** The service's one client for webhook deliveries: its connections are pooled. */
+    deliveryClient: OutboundClient;
   }
-  return client;
 }
+
+/** The client deliveries go through, made once per service (app/parts.ts). */
+export const deliveryClient = (config: Pick<Config, 'ALLOW_PRIVATE_NETWORK_TARGETS'>): OutboundClient =>
+  new OutboundClient({
+    policy: addressPolicyFrom(config),
+    rateLimit: { perSecond: DELIVERIES_PER_SECOND_PER_HOST },
+  });
 
 /**
  * POSTs one signed message, once: the SSRF guard checks the address after DNS resolution, redirects
@@ -40,13 +38,13 @@ function clientFor(config: ClientConfig): OutboundClient {
  * a timeout or a failed connection throws, with the guard's code in the message.
  */
 export async function postMessage(
-  config: ClientConfig,
+  client: OutboundClient,
   url: string,
   headers: Record<string, string>,
   body: string,
   signal: AbortSignal,
 ): Promise<Response> {
-  const result = await clientFor(config).request({
+  const result = await client.request({
     url,
     method: 'POST',
     headers: { 'content-type': 'application/json', 'user-agent': 'stk-webhooks/1', ...headers },

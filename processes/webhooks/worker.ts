@@ -13,7 +13,6 @@ import { settleAndClaimSticky } from '../../src/work/batch.ts';
 import type { WorkItem } from '../../src/work/queue.ts';
 import type { Outcome, WorkerSpec } from '../../src/work/worker.ts';
 import { attemptMessage, skippedAttempt } from './attempt.ts';
-import { attemptLogOf } from './attempt-log.ts';
 import { disable, disableReason } from './disable.ts';
 import { pruneHistoryNowAndThen } from './history-retention.ts';
 import { subscriptionOf } from './subscription-cache.ts';
@@ -59,7 +58,7 @@ function slotsOf(subscriptionId: string): Semaphore {
 
 export async function deliver(deps: ServiceDeps, item: WorkItem, signal: AbortSignal): Promise<Outcome> {
   const message = item.payload as DeliveryPayload;
-  const log = attemptLogOf(deps.store);
+  const log = deps.parts.attemptLog;
   // Said before waiting for a send slot: the attempts recorded meanwhile wait for this one (attempt-log.ts).
   log.begin(message.subscriptionId);
   let recording = false;

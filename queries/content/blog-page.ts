@@ -5,7 +5,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { ARTICLE_TEMPLATE_VERSION, renderArticlePage, renderNotFoundPage } from './site/article-page.ts';
 import { digestEtag, htmlHeaders, notModified, pageResponses } from './site/http-cache.ts';
-import { type CachedPage, pageCacheFor, pageKey } from './site/page-cache.ts';
+import { type CachedPage, type PageCache, pageKey } from './site/page-cache.ts';
 import { siteContent } from './site/rows.ts';
 
 /** A 404 as a page a reader can follow back from; not cached for long, the article may come soon. */
@@ -14,8 +14,12 @@ export function sendNotFoundPage(reply: FastifyReply, what: string) {
 }
 
 /** The page of a stored article: from the process's cache while its row is unchanged, else rendered. */
-async function articlePage(pool: Pool, site: string, slug: string): Promise<CachedPage | undefined> {
-  const cache = pageCacheFor(pool);
+async function articlePage(
+  pool: Pool,
+  cache: PageCache,
+  site: string,
+  slug: string,
+): Promise<CachedPage | undefined> {
   const key = pageKey(DEFAULT_KIND, slug);
   const cached = cache.get(key);
   if (cached?.fresh) return cached.page;
@@ -52,7 +56,7 @@ export const blogPageRoutes: RouteModule = (app, deps) => {
     async (request, reply) => {
       const { slug } = request.params;
       const page = SLUG_PATTERN.test(slug)
-        ? await articlePage(deps.pool, deps.config.SITE_URL, slug)
+        ? await articlePage(deps.pool, deps.parts.pageCache, deps.config.SITE_URL, slug)
         : undefined;
       if (!page) return sendNotFoundPage(reply, 'There is no article at this address.');
       htmlHeaders(reply);

@@ -5,7 +5,6 @@ import {
   senderFromRow,
 } from '../../projections/sequences/sender-accounts.ts';
 import { unconfigured } from '../../services/search/adapters.ts';
-import { searchDepsFrom } from '../../services/search/lookup.ts';
 import { LinkedinLimitsAnswer, LinkedinStatusAnswer } from '../../src/domain/linkedin/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { AppDeps, RouteModule } from '../../src/http/app.ts';
@@ -40,7 +39,7 @@ export const linkedinStatusRoute: RouteModule = (app, deps) => {
     },
     async (request) => {
       const senderAccounts = await linkedinSenders(deps, principalOf(request).organizationId);
-      const linkedin = searchDepsFrom(deps).adapters.linkedin;
+      const linkedin = deps.parts.search.adapters.linkedin;
       if (!linkedin) {
         const problem = { code: 'provider_unavailable', detail: unconfigured('linkedin') };
         return {

@@ -4,6 +4,7 @@ import { parseKey, secretMatches } from '../../src/auth/keys.ts';
 import { LastUsedRecorder } from '../../src/auth/last-used.ts';
 import type { Authenticator, Principal, Scope } from '../../src/auth/scopes.ts';
 import type { Pool } from '../../src/db/pool.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { RevocationListener } from './revocation-listener.ts';
 
 type KeyRecord = Pick<
@@ -12,25 +13,27 @@ type KeyRecord = Pick<
 >;
 
 /**
- * Per database pool, so per app (and per test app): the cache of verified keys and the last-used
- * recorder. The revoke command reaches the cache through the same pool.
+ * Per service (and per test app): the cache of verified keys, the last-used recorder and the
+ * revocation listener. The revoke command reaches the cache through the service's parts.
  */
-export interface AuthState {
-  cache: VerifiedKeyCache;
-  lastUsed: LastUsedRecorder;
+export class AuthState {
+  readonly cache = new VerifiedKeyCache();
+  readonly lastUsed: LastUsedRecorder;
   listener?: RevocationListener;
-}
 
-const states = new WeakMap<Pool, AuthState>();
-
-export function authStateFor(pool: Pool): AuthState {
-  let state = states.get(pool);
-  if (!state) {
-    state = { cache: new VerifiedKeyCache(), lastUsed: new LastUsedRecorder(pool) };
-    states.set(pool, state);
+  constructor(pool: Pool) {
+    this.lastUsed = new LastUsedRecorder(pool);
   }
-  return state;
 }
+
+declare module '../../src/deps.ts' {
+  interface ServiceParts {
+    auth: AuthState;
+  }
+}
+
+/** What an authenticator is made from: the service's pool and its auth state. */
+export type AuthenticatorDeps = Pick<ServiceDeps, 'pool' | 'parts'>;
 
 function principalOf(row: KeyRecord): Principal {
   return {
@@ -55,8 +58,12 @@ export interface AuthenticatorOptions {
  * shows it and after dropping the key from this process's cache, and other processes drop it when the
  * projection's NOTIFY reaches them (key-cache.ts and revocation-listener.ts give the reasoning).
  */
-export function createAuthenticator(pool: Pool, options: AuthenticatorOptions = {}): Authenticator {
-  const state = authStateFor(pool);
+export function createAuthenticator(
+  deps: AuthenticatorDeps,
+  options: AuthenticatorOptions = {},
+): Authenticator {
+  const { pool } = deps;
+  const state = deps.parts.auth;
   const useCache = options.cache ?? true;
   if (useCache) state.listener ??= new RevocationListener(pool, state.cache);
   const { cache, lastUsed } = state;

@@ -21,23 +21,21 @@ const BATCH = 100;
 /** Batches written at once: one being committed while the next one gathers. */
 const IN_FLIGHT = 2;
 
+export type ArticleWriter = (write: ArticleWrite) => Promise<StoredArticle>;
+
+declare module '../../src/deps.ts' {
+  interface ServiceParts {
+    /** The service's one article writer, so that concurrent syncs (a burst of notifications) share batches. */
+    articleWriter: ArticleWriter;
+  }
+}
+
 /**
  * Stores fetched articles as they come, group-commit style: each write waits only for the batch it
  * joins (a lone write leaves at once), and a batch is one read of the streams' last events and one
  * append to all of them. A named and a full sync racing on one article are decided again.
  */
-export function articleWriter(store: EventStore): (write: ArticleWrite) => Promise<StoredArticle> {
-  const existing = writers.get(store);
-  if (existing) return existing;
-  const writer = newArticleWriter(store);
-  writers.set(store, writer);
-  return writer;
-}
-
-/** One writer per store, so that concurrent syncs of a process (a burst of notifications) share batches. */
-const writers = new WeakMap<EventStore, (write: ArticleWrite) => Promise<StoredArticle>>();
-
-function newArticleWriter(store: EventStore): (write: ArticleWrite) => Promise<StoredArticle> {
+export function articleWriter(store: EventStore): ArticleWriter {
   const group = new GroupCommit(
     (writes: ArticleWrite[]) =>
       handleCommandBatch({

@@ -1,14 +1,15 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { type ContentApiClient, ContentApiError } from '../../src/content-api/client.ts';
 import { htmlOf, mapArticle, unwrapArticle } from '../../src/content-api/mapping.ts';
-import type { EventMetadata, EventStore } from '../../src/event-store/port.ts';
-import { articleWriter } from './article-writer.ts';
+import type { EventMetadata } from '../../src/event-store/port.ts';
+import type { ArticleWriter } from './article-writer.ts';
 import type { SyncReport } from './sync-report.ts';
 
 /** Everything one sync run shares between its items. */
 export interface SyncContext {
   client: ContentApiClient;
-  store: EventStore;
+  /** Where fetched articles are stored: the service's writer (ServiceParts.articleWriter). */
+  write: ArticleWriter;
   clock: () => Date;
   metadata: EventMetadata;
   source: 'full' | 'named';
@@ -46,7 +47,7 @@ export async function syncItem(ctx: SyncContext, order: number, target: SyncTarg
   try {
     // Batched with the other writes under way (articleWriter); apart from the content API's own limit
     // on fetches, so that writing never leaves the fetching idle (and the other way round).
-    const stored = await articleWriter(ctx.store)({
+    const stored = await ctx.write({
       command: { kind, article: mapped.article, source: ctx.source },
       metadata: ctx.metadata,
       now: ctx.clock(),

@@ -25,18 +25,14 @@ export const PROVIDER_VARIABLES = {
 /** Names for messages, and the hint for a SearXNG 403 (its JSON format is off by default). */
 const SEARXNG_403 = 'is the json format enabled in its settings.yml (search.formats)?';
 
-const built = new WeakMap<Config, SearchAdapters>();
-
 /**
- * The providers of a configuration, built once per process (one outbound client: its connection pool
+ * The providers of a configuration, built once per service (app/parts.ts) (one outbound client: its connection pool
  * and per-host rate limit shared by routes and column runs). Their base URLs are the operator's
  * choice, trusted as LLM_BASE_URL is: private addresses are allowed (a self-hosted SearXNG on the
  * same network is the common case), cloud metadata addresses still refused. Redirects are not
  * followed. A 429 whose Retry-After is longer than two seconds is not waited for but passed on.
  */
 export function searchAdaptersFrom(config: Config): SearchAdapters {
-  const known = built.get(config);
-  if (known) return known;
   const client = new OutboundClient({
     policy: { allowPrivateNetwork: true },
     rateLimit: { perSecond: config.OUTBOUND_RATE_PER_HOST },
@@ -51,7 +47,7 @@ export function searchAdaptersFrom(config: Config): SearchAdapters {
       timeoutMs: config.SEARCH_PROVIDER_TIMEOUT_MS,
       ...(hint ? { forbiddenHint: hint } : {}),
     }) satisfies ProviderEndpoint;
-  const adapters: SearchAdapters = {
+  return {
     ...(config.SEARXNG_URL ? { web: searxng(endpoint('SearXNG', config.SEARXNG_URL, {}, SEARXNG_403)) } : {}),
     ...(config.PEOPLE_DATA_API_KEY
       ? {
@@ -69,8 +65,6 @@ export function searchAdaptersFrom(config: Config): SearchAdapters {
         }
       : {}),
   };
-  built.set(config, adapters);
-  return adapters;
 }
 
 /** The message of an unconfigured provider: which variable to set. */

@@ -20,18 +20,19 @@ export interface SearchDeps {
   cache: SearchCache;
 }
 
-const built = new WeakMap<Config, SearchDeps>();
-
-export function searchDepsFrom(deps: { config: Config; pool: Pool }): SearchDeps {
-  let known = built.get(deps.config);
-  if (!known) {
-    known = {
-      adapters: searchAdaptersFrom(deps.config),
-      cache: new SearchCache(deps.pool, deps.config.SEARCH_CACHE_TTL_SECONDS),
-    };
-    built.set(deps.config, known);
+declare module '../../src/deps.ts' {
+  interface ServiceParts {
+    /** The search and LinkedIn data providers of this service's configuration, and their cache. */
+    search: SearchDeps;
   }
-  return known;
+}
+
+/** Made once per service (app/parts.ts): one outbound client and one cache for routes and column runs. */
+export function searchDepsFrom(deps: { config: Config; pool: Pool }): SearchDeps {
+  return {
+    adapters: searchAdaptersFrom(deps.config),
+    cache: new SearchCache(deps.pool, deps.config.SEARCH_CACHE_TTL_SECONDS),
+  };
 }
 
 /** One question to a provider: what it is (its price and cache key) and how to ask it. */
@@ -104,7 +105,7 @@ export async function paidLookup<T>(
   request: FastifyRequest,
   lookup: Lookup<T>,
 ): Promise<Looked<T>> {
-  const search = searchDepsFrom(deps);
+  const search = deps.parts.search;
   const { organizationId } = principalOf(request);
   const price = SEARCH_CREDITS[lookup.operation];
   let callId: string | undefined;
@@ -147,7 +148,7 @@ export async function providerLookup<K extends keyof SearchAdapters, T>(
   which: K,
   ask: (provider: NonNullable<SearchAdapters[K]>) => Omit<Lookup<T>, 'provider'>,
 ): Promise<Looked<T> & { provider: string }> {
-  const provider = requireAdapter(searchDepsFrom(deps).adapters, which);
+  const provider = requireAdapter(deps.parts.search.adapters, which);
   const looked = await paidLookup(deps, request, { ...ask(provider), provider: provider.name });
   return { ...looked, provider: provider.name };
 }

@@ -123,14 +123,9 @@ export class SecretsVault {
   }
 }
 
-const vaults = new WeakMap<Pool, SecretsVault>();
-
-/** The vault of this database; made on first use, with the master keys of `deps.config`. */
-export function secretsFor(deps: VaultDeps): SecretsVault {
-  let vault = vaults.get(deps.pool);
-  if (!vault) {
-    vault = new SecretsVault(deps);
-    vaults.set(deps.pool, vault);
+declare module '../../src/deps.ts' {
+  interface ServiceParts {
+    /** The secrets vault of this service, with the master keys of its configuration. */
+    vault: SecretsVault;
   }
-  return vault;
 }

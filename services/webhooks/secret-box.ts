@@ -1,7 +1,7 @@
 import type { Pool } from '../../src/db/pool.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import type { SealedSecret } from '../../src/domain/webhooks/events.ts';
 import { DATA_KEYS } from '../secrets/data-keys.ts';
-import { secretsFor, type VaultDeps } from '../secrets/vault.ts';
 
 /**
  * A subscription's signing secret sealed with the workspace secrets' envelope encryption: its data
@@ -11,12 +11,12 @@ import { secretsFor, type VaultDeps } from '../secrets/vault.ts';
 const keyName = (subscriptionId: string) => `webhook:${subscriptionId}`;
 
 export async function sealSigningSecret(
-  deps: VaultDeps,
+  deps: Pick<ServiceDeps, 'parts'>,
   organizationId: string,
   subscriptionId: string,
   secret: string,
 ): Promise<SealedSecret> {
-  const { keyId, ciphertext } = await secretsFor(deps).seal(organizationId, keyName(subscriptionId), secret);
+  const { keyId, ciphertext } = await deps.parts.vault.seal(organizationId, keyName(subscriptionId), secret);
   return { keyId, ciphertext };
 }
 
@@ -25,14 +25,14 @@ const opened = new Map<string, string>();
 const CACHE_MAX = 1000;
 
 export async function openSigningSecret(
-  deps: VaultDeps,
+  deps: Pick<ServiceDeps, 'parts'>,
   organizationId: string,
   subscriptionId: string,
   sealed: SealedSecret,
 ): Promise<string | undefined> {
   const cached = opened.get(sealed.keyId);
   if (cached !== undefined) return cached;
-  const value = await secretsFor(deps).openSealed(organizationId, keyName(subscriptionId), sealed);
+  const value = await deps.parts.vault.openSealed(organizationId, keyName(subscriptionId), sealed);
   if (value === undefined) return undefined;
   if (opened.size >= CACHE_MAX) opened.delete(opened.keys().next().value!);
   opened.set(sealed.keyId, value);

@@ -10,19 +10,26 @@ import { processOwner, Worker, type WorkerSpec } from './worker.ts';
  */
 const NUDGE_WINDOW_MS = 2_000;
 
-/** The service's workers, one per kind of work, sharing this process's lease owner name. */
+/**
+ * The service's workers, one per kind of work, sharing this process's lease owner name. Made before
+ * the service's dependencies (which hold it, so that commands can nudge it) and started with the
+ * workers made from those dependencies: nothing is set on the dependencies after they are built.
+ */
 export class Workers {
-  private readonly workers: Worker[];
+  private workers: Worker[] = [];
+  private readonly owner = processOwner();
 
-  constructor(pool: Pool, specs: readonly WorkerSpec[], options: { clock: () => Date; logger: Logger }) {
+  constructor(
+    private readonly pool: Pool,
+    private readonly options: { clock: () => Date; logger: Logger },
+  ) {}
+
+  start(specs: readonly WorkerSpec[]): void {
+    if (this.workers.length > 0) throw new Error('the workers are started already');
     const kinds = specs.map((s) => s.kind);
     const repeated = kinds.find((kind, i) => kinds.indexOf(kind) !== i);
     if (repeated) throw new Error(`two workers declare the work kind ${repeated}`);
-    const owner = processOwner();
-    this.workers = specs.map((spec) => new Worker(pool, spec, { ...options, owner }));
-  }
-
-  start(): void {
+    this.workers = specs.map((spec) => new Worker(this.pool, spec, { ...this.options, owner: this.owner }));
     for (const worker of this.workers) worker.start();
   }
 

@@ -1,5 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
+import { makeServiceParts } from '../../app/parts.ts';
+import type { AuthenticatorDeps } from '../../services/accounts/authenticator.ts';
 import type { Authenticator } from '../../src/auth/scopes.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
 import type { Pool } from '../../src/db/pool.ts';
@@ -27,7 +29,7 @@ import { testRegistry } from './test-streams.ts';
 export interface AppOptions {
   projections?: readonly Projection[];
   routes?: readonly RouteModule[];
-  authenticator?: (pool: Pool) => Authenticator;
+  authenticator?: (deps: AuthenticatorDeps) => Authenticator;
   env?: Record<string, string>;
   clock?: () => Date;
   /** Background workers (src/work/), started after the projections as the service starts them. */
@@ -100,7 +102,8 @@ export async function serveApp(
     ? createLogger(config.LOG_LEVEL, scanningLog(secrets, logTo))
     : createLogger(config.LOG_LEVEL, logTo);
   const store = new PostgresEventStore(database.pool, testRegistry);
-  let work: Workers | undefined;
+  const clock = options.clock ?? (() => new Date());
+  const work = options.workers?.length ? new Workers(database.pool, { clock, logger }) : undefined;
   const wake = wakeOnCommit(options.projections ?? [], () => work);
   const projections = new Projections(store, database.pool, options.projections ?? [], {
     onError: (error, context) => logger.error({ err: error, projection: context }, 'projection error'),
@@ -110,24 +113,19 @@ export async function serveApp(
     },
   });
   await projections.start();
+  const parts = makeServiceParts({ config, store, pool: database.pool });
   const deps: ServiceDeps = {
     config,
     store,
     pool: database.pool,
     projections,
     logger,
-    clock: options.clock ?? (() => new Date()),
-    authenticate: options.authenticator?.(database.pool),
+    clock,
+    authenticate: options.authenticator?.({ pool: database.pool, parts }),
+    ...(work ? { work } : {}),
+    parts,
   };
-  if (options.workers?.length) {
-    work = new Workers(
-      database.pool,
-      options.workers.map((factory) => factory(deps)),
-      { clock: deps.clock, logger },
-    );
-    deps.work = work;
-    work.start();
-  }
+  work?.start((options.workers ?? []).map((factory) => factory(deps)));
   const app = await buildApp(deps, options.routes ?? []);
   if (checks) checkAnswers(app, secrets);
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -158,7 +156,8 @@ export function checkAnswers(app: ZodApp, secrets: SecretRegistry): void {
     const { method } = request;
     const status = reply.statusCode;
     const contentType = type === undefined ? undefined : String(type).split(';')[0]?.trim();
-    checkResponse(app, { method, url: request.url, route, status, contentType, body });
+    const headers = reply.getHeaders();
+    checkResponse(app, { method, url: request.url, route, status, contentType, body, headers });
     scanResponse(secrets, {
       method,
       route,

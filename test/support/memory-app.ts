@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { suite } from 'uvu';
+import { makeServiceParts } from '../../app/parts.ts';
 import { generateKey } from '../../src/auth/keys.ts';
 import { type Principal, SCOPES, type Scope } from '../../src/auth/scopes.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -85,6 +86,7 @@ export async function startMemoryApp(options: {
     logger,
     clock: options.clock ?? (() => new Date()),
     authenticate: async (raw) => principals.get(raw),
+    parts: makeServiceParts({ config, store, pool }),
   };
   const app = await buildApp(deps, options.routes);
   checkAnswers(app, secrets);

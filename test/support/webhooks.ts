@@ -129,13 +129,9 @@ export function webhooksSuite(name: string, env: Record<string, string> = {}): T
       onCommitted: wakeOnCommit(service.projections, () => ctx.workers),
     });
     const deps = ctx.t.deps;
-    ctx.workers = new Workers(
-      deps.pool,
-      service.workers.map((w) => ({ ...w(deps), pollMs: 20 })),
-      { clock: deps.clock, logger: deps.logger },
-    );
+    ctx.workers = new Workers(deps.pool, { clock: deps.clock, logger: deps.logger });
     deps.work = ctx.workers;
-    ctx.workers.start();
+    ctx.workers.start(service.workers.map((w) => ({ ...w(deps), pollMs: 20 })));
     ctx.account = await bootstrapAccount(ctx.t.app);
     ctx.other = await bootstrapAccount(ctx.t.app);
     ctx.key = ctx.account.apiKey;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import pino from 'pino';
 import { siteContentProjection } from '../../../projections/content/site-content.ts';
+import { articleWriter } from '../../../services/content/article-writer.ts';
 import { runFullSync, withFullSyncLock } from '../../../services/content/sync-full.ts';
 import type { SyncContext } from '../../../services/content/sync-item.ts';
 import { type SyncError, SyncReport } from '../../../services/content/sync-report.ts';
@@ -51,7 +52,7 @@ export function registerSyncCommands(admin: Command): void {
         const report = new ProgressReport(progress);
         const syncContext: SyncContext = {
           client,
-          store: ctx.store,
+          write: articleWriter(ctx.store),
           clock: () => new Date(),
           metadata: { correlationId: randomUUID(), actor: `admin:${ctx.actor}` },
           source: 'full',

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
-import { type SearchDeps, searchDepsFrom } from '../../../services/search/lookup.ts';
+import type { SearchDeps } from '../../../services/search/lookup.ts';
 import type { Config } from '../../../src/config.ts';
 import type { Pool } from '../../../src/db/pool.ts';
+import type { ServiceDeps } from '../../../src/deps.ts';
 import { DEFAULT_CONCURRENCY } from '../../../src/domain/columns/config/http-request.ts';
 import type { ConfigContext, ConfigIssue, ProviderSpec } from '../../../src/domain/columns/config/spec.ts';
 import type { ColumnRef } from '../../../src/domain/columns/references.ts';
@@ -30,12 +31,14 @@ export interface ExecutorDeps {
 }
 
 /** The process's executor dependencies from its configuration, event store and pool. */
-export const executorDepsFrom = (deps: { config: Config; store: EventStore; pool: Pool }): ExecutorDeps => ({
+export const executorDepsFrom = (
+  deps: Pick<ServiceDeps, 'config' | 'store' | 'pool' | 'parts'>,
+): ExecutorDeps => ({
   outbound: outboundClientFrom(deps.config),
   llm: llmSettingsFrom(deps.config),
   loadPrompt: promptLoaderFrom(deps.store),
   leads: { store: deps.store, pool: deps.pool },
-  search: searchDepsFrom(deps),
+  search: deps.parts.search,
 });
 
 /** Rows of one run executed at once, unless a provider says otherwise (http_request's default too). */

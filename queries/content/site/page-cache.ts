@@ -77,16 +77,11 @@ export class PageCache {
   }
 }
 
-// One cache per database: two apps in one process (tests) never see each other's pages.
-const caches = new WeakMap<Pool, PageCache>();
-
-export function pageCacheFor(pool: Pool): PageCache {
-  let cache = caches.get(pool);
-  if (!cache) {
-    cache = new PageCache();
-    caches.set(pool, cache);
+declare module '../../../src/deps.ts' {
+  interface ServiceParts {
+    /** The rendered public pages of this service (two services in one process never share pages). */
+    pageCache: PageCache;
   }
-  return cache;
 }
 
 export const pageKey = (kind: string, slug: string) => `${kind}\u0000${slug}`;

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { authStateFor } from '../../../services/accounts/authenticator.ts';
 import { createPool, type Pool } from '../../../src/db/pool.ts';
+import type { ServiceDeps } from '../../../src/deps.ts';
 import type { ZodApp } from '../../../src/http/routes.ts';
 import { accounts, bearer, bootstrapAccount, call, issueKey, type Target } from '../../support/accounts.ts';
 import { serveApp, startTestApp, type TestApp } from '../../support/app.ts';
@@ -13,7 +13,7 @@ import { eventually } from '../../support/eventually.ts';
  */
 interface Ctx {
   a: TestApp;
-  b: { app: ZodApp; pool: Pool; close(): Promise<void> };
+  b: { app: ZodApp; deps: ServiceDeps; pool: Pool; close(): Promise<void> };
   rootKey: string;
 }
 const test = suite<Ctx>('auth: cached keys and revocation across processes');
@@ -33,6 +33,7 @@ test.before(async (ctx) => {
   const served = await serveApp({ url: ctx.a.db.url, pool }, accounts);
   ctx.b = {
     app: served.app,
+    deps: served.deps,
     pool,
     close: async () => {
       await served.close();
@@ -42,7 +43,7 @@ test.before(async (ctx) => {
   ctx.rootKey = (await bootstrapAccount(ctx.a.app)).apiKey;
   await eventually(
     'listeners',
-    () => authStateFor(ctx.a.db.pool).cache.active && authStateFor(pool).cache.active,
+    () => ctx.a.deps.parts.auth.cache.active && served.deps.parts.auth.cache.active,
   );
 });
 test.after(async (ctx) => {
@@ -56,7 +57,7 @@ test('a key used once is served from the cache; a wrong secret for it is still r
 }) => {
   const key = await issueKey(a.app, rootKey, ['keys:read']);
   assert.is(await meStatus(a, key.apiKey), 200);
-  assert.ok(authStateFor(a.db.pool).cache.get(key.keyId), 'cached');
+  assert.ok(a.deps.parts.auth.cache.get(key.keyId), 'cached');
   const wrong = `${key.apiKey.split('.')[0]}.${'A'.repeat(43)}`;
   assert.is(await meStatus(a, wrong), 401);
   assert.is(await meStatus(a, key.apiKey), 200);
@@ -68,7 +69,7 @@ test('revoked in this process: refused on the very next request although it was 
 }) => {
   const key = await issueKey(a.app, rootKey, ['keys:read']);
   await meStatus(a, key.apiKey);
-  assert.ok(authStateFor(a.db.pool).cache.get(key.keyId), 'cached');
+  assert.ok(a.deps.parts.auth.cache.get(key.keyId), 'cached');
   assert.is(await revokeStatus(a, rootKey, key.keyId), 204);
   assert.is(await meStatus(a, key.apiKey), 401);
 });
@@ -76,8 +77,8 @@ test('revoked in this process: refused on the very next request although it was 
 test('revoked through another process: the notice drops it from this cache', async ({ a, b, rootKey }) => {
   const key = await issueKey(a.app, rootKey, ['keys:read']);
   assert.is(await meStatus(b, key.apiKey), 200);
-  assert.ok(authStateFor(b.pool).cache.get(key.keyId), 'cached in b');
-  const heard = authStateFor(b.pool).cache.invalidated(key.keyId);
+  assert.ok(b.deps.parts.auth.cache.get(key.keyId), 'cached in b');
+  const heard = b.deps.parts.auth.cache.invalidated(key.keyId);
   assert.is(await revokeStatus(a, rootKey, key.keyId), 204);
   await heard;
   assert.is(await meStatus(b, key.apiKey), 401);
@@ -90,7 +91,7 @@ test('while the notice connection is down the cache is off; it comes back by its
 }) => {
   const key = await issueKey(a.app, rootKey, ['keys:read']);
   await meStatus(b, key.apiKey);
-  const cache = authStateFor(b.pool).cache;
+  const cache = b.deps.parts.auth.cache;
   assert.ok(cache.get(key.keyId));
   // Cut every LISTEN connection of this database, as a network failure would.
   await a.db.pool.query(

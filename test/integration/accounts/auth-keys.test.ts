@@ -1,7 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { apiKeysProjection } from '../../../projections/accounts/api-keys.ts';
-import { authStateFor } from '../../../services/accounts/authenticator.ts';
 import { rebuildProjection } from '../../../src/projection/rebuild.ts';
 import {
   accounts,
@@ -179,14 +178,14 @@ test('GET /api/me answers the key metadata, user and credit balance, and records
   });
   assert.is(first.body.userData.id, account.userId);
   assert.equal(first.body.keyMetadata.scopes, ['tables:read']);
-  await authStateFor(t.db.pool).lastUsed.settled();
+  await t.deps.parts.auth.lastUsed.settled();
   const second = await call(t.app, 'GET', '/api/me', { headers: bearer(fresh.apiKey) });
   assert.type(second.body.keyMetadata.lastUsedAt, 'string');
 });
 
 test('a rebuild of the api_keys projection keeps when each key was last used', async ({ t, account }) => {
   await call(t.app, 'GET', '/api/me', { headers: bearer(account.apiKey) });
-  await authStateFor(t.db.pool).lastUsed.settled();
+  await t.deps.parts.auth.lastUsed.settled();
   const before = (await call(t.app, 'GET', '/api/keys', { headers: bearer(account.apiKey) })).body;
   const used = before.keys.find((k: { id: string }) => k.id === account.keyId).lastUsedAt;
   assert.type(used, 'string');

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { Pool } from '../../../src/db/pool.ts';
 import { createLogger } from '../../../src/logger.ts';
 import { enqueue } from '../../../src/work/queue.ts';
+import type { WorkerSpec } from '../../../src/work/worker.ts';
 import { Workers } from '../../../src/work/workers.ts';
 import { eventually } from '../../support/eventually.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
@@ -56,11 +57,8 @@ test('a general nudge wakes the kind that was enqueued, not the others; a named 
   const { pool, claims } = countingClaims(db.pool);
   const handled: string[] = [];
   const spec = recordingSpec(handled);
-  const workers = new Workers(pool, [spec('nudge-a'), spec('nudge-b')], {
-    clock: () => new Date(),
-    logger: createLogger('silent'),
-  });
-  workers.start();
+  const workers = new Workers(pool, { clock: () => new Date(), logger: createLogger('silent') });
+  workers.start([spec('nudge-a'), spec('nudge-b')]);
   try {
     await eventually('the first look of each', () => claims('nudge-a') >= 1 && claims('nudge-b') >= 1);
     workers.nudge(); // nothing enqueued since the start: wakes nobody
@@ -83,11 +81,8 @@ test("a commit's nudge of named kinds wakes those of them just enqueued, not the
   const { pool, claims } = countingClaims(db.pool);
   const handled: string[] = [];
   const spec = recordingSpec(handled);
-  const workers = new Workers(pool, [spec('named-a'), spec('named-b'), spec('named-c')], {
-    clock: () => new Date(),
-    logger: createLogger('silent'),
-  });
-  workers.start();
+  const workers = new Workers(pool, { clock: () => new Date(), logger: createLogger('silent') });
+  workers.start([spec('named-a'), spec('named-b'), spec('named-c')]);
   try {
     await eventually('the first look of each', () =>
       ['named-a', 'named-b', 'named-c'].every((k) => claims(k) >= 1),
@@ -115,25 +110,22 @@ async function retrying(
 ): Promise<number[]> {
   const clock = options.clock ?? (() => new Date());
   const attempts: number[] = [];
-  const workers = new Workers(
-    db.pool,
-    [
-      {
-        kind: 'retry-soon',
-        concurrency: 1,
-        pollMs: 600_000,
-        async handle(item) {
-          attempts.push(item.attempts);
-          if (item.attempts > 1) return { status: 'done' };
-          options.onRetry?.();
-          return { status: 'retry', at: new Date(clock().getTime() + options.afterMs), error: 'not yet' };
-        },
+  const workers = new Workers(db.pool, { clock, logger: createLogger('silent') });
+  const specs: WorkerSpec[] = [
+    {
+      kind: 'retry-soon',
+      concurrency: 1,
+      pollMs: 600_000,
+      async handle(item) {
+        attempts.push(item.attempts);
+        if (item.attempts > 1) return { status: 'done' };
+        options.onRetry?.();
+        return { status: 'retry', at: new Date(clock().getTime() + options.afterMs), error: 'not yet' };
       },
-    ],
-    { clock, logger: createLogger('silent') },
-  );
+    },
+  ];
   await enqueue(db.pool, [{ id: 'r1', kind: 'retry-soon', organizationId: 'org-1', payload: {} }]);
-  workers.start();
+  workers.start(specs);
   try {
     await eventually('done', () => done(attempts), 5_000).catch(() => {});
     return attempts;

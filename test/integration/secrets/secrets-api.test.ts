@@ -253,8 +253,7 @@ test('organizations: the same name is another secret in another organization', a
 
 test('resolveSecret decrypts the current value and records its use; unknown names are 404', async (ctx) => {
   const { t, key, account } = ctx;
-  const { secretsFor } = await import('../../../services/secrets/vault.ts');
-  const vault = secretsFor(t.deps);
+  const vault = t.deps.parts.vault;
   const value = ctx.value('used');
   await putSecret(t.app, key, 'RESOLVED', ctx.value());
   await putSecret(t.app, key, 'RESOLVED', value);

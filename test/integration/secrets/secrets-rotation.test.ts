@@ -6,7 +6,6 @@ import { createAuthenticator } from '../../../services/accounts/authenticator.ts
 import { DATA_KEYS, type DataKeyRow, unwrapDataKey } from '../../../services/secrets/data-keys.ts';
 import { KEY_FILE, MasterKeySource, masterKeyOf, readKeyFile } from '../../../services/secrets/master-key.ts';
 import { rotateMasterKey } from '../../../services/secrets/rotation.ts';
-import { secretsFor } from '../../../services/secrets/vault.ts';
 import { loadConfig } from '../../../src/config.ts';
 import { createPool } from '../../../src/db/pool.ts';
 import { serveApp } from '../../support/app.ts';
@@ -51,7 +50,7 @@ async function anotherProcess(ctx: SecretsContext, env: Record<string, string>) 
 
 test('key file: rotate under a stream of writes and reads; every key moves, the file keeps the new key only', async (ctx) => {
   const { t, key, account } = ctx;
-  const vault = secretsFor(t.deps);
+  const vault = t.deps.parts.vault;
   const values = new Map<string, string>();
   for (let i = 0; i < 30; i++) {
     const value = ctx.value(`-${i}`);
@@ -123,7 +122,7 @@ test('environment: roll onto the new key with the old as previous, rotate, then 
     assert.is((await putSecret(before.app, ctx.key, 'ENV_OLD', old)).status, 201);
     assert.is((await putSecret(rolled.app, ctx.key, 'ENV_NEW', fresh)).status, 201);
     const resolve = (p: typeof before, name: string) =>
-      secretsFor(p.deps).resolveSecret(account.organizationId, name);
+      p.deps.parts.vault.resolveSecret(account.organizationId, name);
     // Rolled: the old key still reads what it wrapped.
     assert.is(await resolve(rolled, 'ENV_OLD'), old);
     // Without the old key, a process cannot read it yet: 503, never a wrong value.

@@ -140,8 +140,7 @@ test('other secrets keep their keys: a rebuild shows them with their masks and t
   await rebuildProjection(t.deps.store, t.db.pool, secretsProjection, { actor: 'test' });
   const got = await call(t.app, 'GET', secretPath('KEPT'), { headers: bearer(key) });
   assert.is(got.body.maskedValue, '••••••••KEPT');
-  const { secretsFor } = await import('../../../services/secrets/vault.ts');
-  assert.is(await secretsFor(t.deps).resolveSecret(account.organizationId, 'KEPT'), kept);
+  assert.is(await t.deps.parts.vault.resolveSecret(account.organizationId, 'KEPT'), kept);
 });
 
 runSecretsSuite(test);
