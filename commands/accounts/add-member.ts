@@ -52,6 +52,7 @@ export const addMemberRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'keys:write' },
       schema: {
+        operationId: 'addUser',
         tags: ['keys'],
         summary: 'Add a member to the organization',
         body: AddMemberBody,

@@ -249,10 +249,12 @@ export const bootstrapAccountRoute: RouteModule = async (root, deps) => {
           rateLimit: { max: deps.config.BOOTSTRAP_RATE_LIMIT, timeWindow: 60_000 },
         },
         schema: {
+          operationId: 'bootstrapAccount',
           tags: ['accounts'],
           summary: 'Create a user, an organization and an API key (the key is returned once)',
           body: bootstrapBody,
           response: { 201: bootstrapResult },
+          responseHeaders: { 201: ['Cache-Control'] },
         },
       },
       async (request, reply) => {

@@ -117,10 +117,12 @@ export const issueApiKeyRoute: RouteModule = (app, deps) => {
       // The answer shows the key once: no cache keeps it, nor does Idempotency-Key (refused here).
       config: { access: 'keys:write', noStore: true },
       schema: {
+        operationId: 'issueApiKey',
         tags: ['keys'],
         summary: 'Issue an API key (the key is returned once)',
         body,
         response: { 201: issuedKeySchema },
+        responseHeaders: { 201: ['Cache-Control'] },
       },
     },
     async (request, reply) => {

@@ -97,10 +97,12 @@ export const loginRoute: RouteModule = async (root, deps) => {
       {
         config: { access: 'public', rateLimit: LOGIN_LIMITS.perAddress },
         schema: {
+          operationId: 'loginWithPassword',
           tags: ['accounts'],
           summary: "Issue a new API key to the account's owner, for the email and password",
           body: loginBody,
           response: { 201: issuedKeySchema },
+          responseHeaders: { 201: ['Cache-Control'] },
         },
         preHandler: async (request) => {
           const limit = await perAccount(request);

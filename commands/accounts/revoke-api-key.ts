@@ -68,6 +68,7 @@ export const revokeApiKeyRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'keys:write' },
       schema: {
+        operationId: 'revokeApiKey',
         tags: ['keys'],
         summary: 'Revoke an API key (202: recorded, in force once the key listing shows it)',
         params: keyParams,

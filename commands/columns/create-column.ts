@@ -128,11 +128,13 @@ export const createColumnRoute: RouteModule = (app, deps) => {
       config: { access: 'columns:write' },
       preValidation: boundRunConditions,
       schema: {
+        operationId: 'createColumn',
         tags: ['columns'],
         summary: 'Create a column',
         params: TableParams,
         body: CreateColumnBody,
         response: { 201: ColumnSchema },
+        responseHeaders: { 201: ['ETag'] },
       },
     },
     async (request, reply) => {

@@ -81,6 +81,7 @@ export const deleteColumnRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'columns:write' },
       schema: {
+        operationId: 'deleteColumn',
         tags: ['columns'],
         summary: 'Delete a column',
         params: ColumnParams,

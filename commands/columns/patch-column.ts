@@ -105,6 +105,7 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
       config: { access: 'columns:write' },
       preValidation: boundRunConditions,
       schema: {
+        operationId: 'patchColumn',
         tags: ['columns'],
         summary: 'Patch label, position, isImportant, autoRun or config of a column',
         description:
@@ -114,6 +115,7 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         headers: z.looseObject({ 'if-match': z.string().optional() }),
         body: PatchColumnBody,
         response: { 200: ColumnSchema },
+        responseHeaders: { 200: ['ETag'] },
       },
     },
     async (request, reply) => {

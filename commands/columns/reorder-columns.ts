@@ -70,6 +70,7 @@ export const reorderColumnsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'columns:write' },
       schema: {
+        operationId: 'reorderColumns',
         tags: ['columns'],
         summary: 'Reorder the columns of a table',
         params: TableParams,

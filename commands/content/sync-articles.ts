@@ -13,6 +13,7 @@ import { type ContentApiClient, contentApiFromConfig } from '../../src/content-a
 import type { ServiceDeps } from '../../src/deps.ts';
 import { SLUG_SHAPES } from '../../src/domain/content/sync-shapes.ts';
 import { AppError } from '../../src/errors.ts';
+import { noKeyOr } from '../../src/http/openapi.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { cronBearerCheck, rateLimited } from './cron-bearer.ts';
 
@@ -33,6 +34,8 @@ export interface SyncRouteOptions {
 
 const syncSchema = {
   tags: ['content sync'],
+  // No API key: a probe takes none, a full sync the cron bearer (src/http/openapi.ts, cronSecret).
+  security: noKeyOr('cronSecret'),
   response: { 200: z.union([probeResponseSchema, syncResponseSchema]), 502: syncResponseSchema },
 };
 
@@ -74,7 +77,11 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
         path,
         {
           config: { access: 'public' },
-          schema: { ...syncSchema, summary: 'Probe, or full sync with Authorization: Bearer <CRON_SECRET>' },
+          schema: {
+            ...syncSchema,
+            operationId: 'syncContent',
+            summary: 'Probe, or full sync with Authorization: Bearer <CRON_SECRET>',
+          },
         },
         handler,
       );
@@ -100,6 +107,7 @@ export function syncRoutes(options: SyncRouteOptions = {}): RouteModule {
           },
           schema: {
             ...syncSchema,
+            operationId: 'syncContentSlugs',
             summary: 'Named sync of the slugs in a JSON body; an empty body acts as GET',
             description:
               'Body: {"items":[{"slug":"...","kind":"blog"}]} or a publish notification naming slugs in ' +

@@ -22,6 +22,7 @@ export const createLeadRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'leads:write' },
       schema: {
+        operationId: 'createLead',
         tags: ['leads'],
         summary: 'Create a lead, or merge the record into the lead it is the same person as',
         body: CreateLeadBody,

@@ -37,6 +37,7 @@ export const patchLeadRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'leads:write' },
       schema: {
+        operationId: 'patchLead',
         tags: ['leads'],
         summary: 'Edit a lead (overwrites what it sends)',
         params: LeadParams,
@@ -86,7 +87,13 @@ export const deleteLeadRoute: RouteModule = (app, deps) => {
     '/api/leads/:leadId',
     {
       config: { access: 'leads:write' },
-      schema: { tags: ['leads'], summary: 'Delete a lead', params: LeadParams, response: { 204: z.null() } },
+      schema: {
+        operationId: 'deleteLead',
+        tags: ['leads'],
+        summary: 'Delete a lead',
+        params: LeadParams,
+        response: { 204: z.null() },
+      },
     },
     async (request, reply) => {
       const { leadId } = request.params;

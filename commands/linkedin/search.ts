@@ -9,6 +9,7 @@ export const linkedinSearchRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'linkedin:read' },
       schema: {
+        operationId: 'searchLinkedin',
         tags: ['linkedin'],
         summary: 'Search LinkedIn people or companies through the configured provider',
         body: LinkedinSearchBody,

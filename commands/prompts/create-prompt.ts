@@ -45,6 +45,7 @@ export const createPromptRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:write' },
       schema: {
+        operationId: 'createPrompt',
         tags: ['prompts'],
         summary: 'Create a prompt template (version 1)',
         body: CreatePromptBody,

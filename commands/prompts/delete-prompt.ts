@@ -46,6 +46,7 @@ export const deletePromptRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:write' },
       schema: {
+        operationId: 'deletePrompt',
         tags: ['prompts'],
         summary: 'Delete a prompt template no column uses',
         params: PromptParams,

@@ -66,6 +66,7 @@ export const updatePromptRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:write' },
       schema: {
+        operationId: 'patchPrompt',
         tags: ['prompts'],
         summary: 'Make the next version of a prompt template',
         params: PromptParams,

@@ -28,7 +28,13 @@ export const deleteRowRoute: RouteModule = (app, deps) => {
     '/api/tables/:tableId/rows/:rowId',
     {
       config: { access: 'tables:write' },
-      schema: { tags: ['rows'], summary: 'Delete a row', params: RowParams, response: { 204: z.null() } },
+      schema: {
+        operationId: 'deleteRow',
+        tags: ['rows'],
+        summary: 'Delete a row',
+        params: RowParams,
+        response: { 204: z.null() },
+      },
     },
     async (request, reply) => {
       const { tableId, rowId } = request.params;

@@ -26,6 +26,7 @@ export const deleteRowsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:write' },
       schema: {
+        operationId: 'deleteRows',
         tags: ['rows'],
         summary: 'Delete rows by id',
         description: '`deleted` counts the rows deleted; ids naming no row of the table are not counted.',

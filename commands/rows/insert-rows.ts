@@ -230,6 +230,7 @@ export const insertRowsRoute: RouteModule = (app, deps) => {
       bodyLimit: ROWS_BODY_LIMIT,
       serializerCompiler: serializeAsIs,
       schema: {
+        operationId: 'insertRows',
         tags: ['rows'],
         summary: 'Insert rows (or upsert them on a column)',
         description:

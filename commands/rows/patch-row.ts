@@ -64,6 +64,7 @@ export const patchRowRoute: RouteModule = (app, deps) => {
       config: { access: 'tables:write' },
       bodyLimit: ROWS_BODY_LIMIT,
       schema: {
+        operationId: 'patchRow',
         tags: ['rows'],
         summary: 'Change cells of a row',
         description:
@@ -73,6 +74,7 @@ export const patchRowRoute: RouteModule = (app, deps) => {
         headers: z.looseObject({ 'if-match': z.string().optional() }),
         body: PatchRowBody,
         response: { 200: RowSchema },
+        responseHeaders: { 200: ['ETag'] },
       },
     },
     async (request, reply) => {

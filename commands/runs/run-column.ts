@@ -17,6 +17,7 @@ export const runColumnRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'columns:run' },
       schema: {
+        operationId: 'startColumnRun',
         tags: ['runs'],
         summary: 'Run a column over the eligible rows (202, Location: the run)',
         description:
@@ -26,6 +27,7 @@ export const runColumnRoute: RouteModule = (app, deps) => {
         params: ColumnParams,
         body: EstimateBody,
         response: { 202: RunSchema },
+        responseHeaders: { 202: ['Location'] },
       },
     },
     async (request, reply) => {

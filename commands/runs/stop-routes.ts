@@ -21,6 +21,7 @@ export const stopRunRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'columns:run' },
       schema: {
+        operationId: 'stopRun',
         tags: ['runs'],
         summary: 'Stop a run',
         description,
@@ -45,6 +46,7 @@ export const stopColumnRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'columns:run' },
       schema: {
+        operationId: 'stopColumnRun',
         tags: ['runs'],
         summary: "Stop the column's run in progress (or show its last run)",
         description: `${description} Without a run in progress, the column's last run is answered as it is; 404 when it never ran.`,

@@ -14,6 +14,7 @@ export const companySearchRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'search:run' },
       schema: {
+        operationId: 'searchCompanies',
         tags: ['search'],
         summary: 'Find companies by query, domain or name through the configured people-data provider',
         body: CompanySearchBody,
@@ -38,6 +39,7 @@ export const peopleSearchRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'search:run' },
       schema: {
+        operationId: 'searchPeople',
         tags: ['search'],
         summary: 'Find people through the configured people-data provider',
         body: PeopleSearchBody,

@@ -7,7 +7,11 @@ import type { RouteModule } from '../../src/http/routes.ts';
  * nothing but the credit balance, and is a POST because its question is a body.
  */
 const webSearchRoute =
-  (path: '/api/search/web' | '/api/search/news', category: 'general' | 'news'): RouteModule =>
+  (
+    path: '/api/search/web' | '/api/search/news',
+    operationId: 'searchWeb' | 'searchNews',
+    category: 'general' | 'news',
+  ): RouteModule =>
   (app, deps) => {
     const kind = category === 'news' ? 'news' : 'web';
     app.post(
@@ -15,6 +19,7 @@ const webSearchRoute =
       {
         config: { access: 'search:run' },
         schema: {
+          operationId,
           tags: ['search'],
           summary: `Search the ${kind === 'news' ? 'news' : 'public web'} through the configured SearXNG`,
           body: WebSearchBody,
@@ -34,6 +39,6 @@ const webSearchRoute =
   };
 
 export const webSearchRoutes = [
-  webSearchRoute('/api/search/web', 'general'),
-  webSearchRoute('/api/search/news', 'news'),
+  webSearchRoute('/api/search/web', 'searchWeb', 'general'),
+  webSearchRoute('/api/search/news', 'searchNews', 'news'),
 ];

@@ -28,6 +28,7 @@ export const deleteSecretRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'secrets:write', noStore: true },
       schema: {
+        operationId: 'deleteSecret',
         tags: ['secrets'],
         summary: 'Delete a workspace secret and destroy its keys',
         params: SecretParams,

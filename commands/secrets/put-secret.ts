@@ -33,6 +33,7 @@ export const putSecretRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'secrets:write', noStore: true },
       schema: {
+        operationId: 'putSecret',
         tags: ['secrets'],
         summary: 'Create a workspace secret or replace its value (the value is never shown again)',
         params: SecretParams,

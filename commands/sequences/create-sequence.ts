@@ -49,6 +49,7 @@ export const createSequenceRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:write' },
       schema: {
+        operationId: 'createSequence',
         tags: ['sequences'],
         summary: 'Create a sequence (DRAFT)',
         body: CreateSequenceBody,
@@ -80,6 +81,7 @@ export const cloneSequenceRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:write' },
       schema: {
+        operationId: 'cloneSequence',
         tags: ['sequences'],
         summary: 'Clone a sequence: a DRAFT copy of its steps, no enrollments',
         params: SequenceParams,

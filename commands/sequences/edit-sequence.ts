@@ -44,6 +44,7 @@ export const patchSequenceRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:write' },
       schema: {
+        operationId: 'patchSequence',
         tags: ['sequences'],
         summary: 'Edit a sequence (its steps only while DRAFT or PAUSED)',
         params: SequenceParams,
@@ -71,6 +72,7 @@ export const deleteSequenceRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:write' },
       schema: {
+        operationId: 'deleteSequence',
         tags: ['sequences'],
         summary: 'Delete a sequence without active enrollments',
         params: SequenceParams,

@@ -25,6 +25,7 @@ export const enrollRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:run' },
       schema: {
+        operationId: 'enrollLeads',
         tags: ['sequences'],
         summary: 'Enroll leads in a sequence',
         params: SequenceParams,

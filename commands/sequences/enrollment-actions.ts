@@ -40,6 +40,7 @@ export const changeEnrollmentStatus = leadEnrollmentsStream.decider(
 const actionRoute =
   (
     path: `/api/enrollments/:enrollmentId/${string}`,
+    operationId: string,
     action: EnrollmentAction,
     summary: string,
   ): RouteModule =>
@@ -49,6 +50,7 @@ const actionRoute =
       {
         config: { access: 'sequences:run' },
         schema: {
+          operationId,
           tags: ['sequences'],
           summary,
           params: EnrollmentParams,
@@ -81,10 +83,21 @@ const actionRoute =
   };
 
 export const enrollmentActionRoutes = [
-  actionRoute('/api/enrollments/:enrollmentId/pause', 'pause', 'Pause an active enrollment'),
-  actionRoute('/api/enrollments/:enrollmentId/resume', 'resume', 'Resume a paused enrollment'),
+  actionRoute(
+    '/api/enrollments/:enrollmentId/pause',
+    'pauseEnrollment',
+    'pause',
+    'Pause an active enrollment',
+  ),
+  actionRoute(
+    '/api/enrollments/:enrollmentId/resume',
+    'resumeEnrollment',
+    'resume',
+    'Resume a paused enrollment',
+  ),
   actionRoute(
     '/api/enrollments/:enrollmentId/finish',
+    'finishEnrollment',
     'finish',
     'Finish an enrollment by hand (finishedReason manual)',
   ),

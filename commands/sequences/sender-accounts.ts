@@ -35,6 +35,7 @@ export const createSenderRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:write' },
       schema: {
+        operationId: 'addSenderAccount',
         tags: ['sequences'],
         summary: 'Add a sender account (email or LinkedIn) of a member',
         body: CreateSenderAccountBody,
@@ -73,6 +74,7 @@ export const deleteSenderRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:write' },
       schema: {
+        operationId: 'deleteSenderAccount',
         tags: ['sequences'],
         summary: 'Delete a sender account',
         params: SenderAccountParams,

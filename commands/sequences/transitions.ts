@@ -31,6 +31,7 @@ export const changeSequenceStatus = sequenceStream.decider(
 const transitionRoute =
   (
     path: `/api/sequences/:sequenceId/${string}`,
+    operationId: string,
     action: Exclude<SequenceAction, 'edit'>,
     summary: string,
   ): RouteModule =>
@@ -39,7 +40,13 @@ const transitionRoute =
       path,
       {
         config: { access: 'sequences:run' },
-        schema: { tags: ['sequences'], summary, params: SequenceParams, response: { 200: SequenceSchema } },
+        schema: {
+          operationId,
+          tags: ['sequences'],
+          summary,
+          params: SequenceParams,
+          response: { 200: SequenceSchema },
+        },
       },
       async (request) =>
         sequenceView(
@@ -51,13 +58,20 @@ const transitionRoute =
 export const sequenceTransitionRoutes = [
   transitionRoute(
     '/api/sequences/:sequenceId/activate',
+    'activateSequence',
     'activate',
     'Activate a DRAFT or PAUSED sequence (it needs a step)',
   ),
   transitionRoute(
     '/api/sequences/:sequenceId/pause',
+    'pauseSequence',
     'pause',
     'Pause an ACTIVE sequence: its enrollments make no progress while paused',
   ),
-  transitionRoute('/api/sequences/:sequenceId/archive', 'archive', 'Archive a sequence (terminal)'),
+  transitionRoute(
+    '/api/sequences/:sequenceId/archive',
+    'archiveSequence',
+    'archive',
+    'Archive a sequence (terminal)',
+  ),
 ];

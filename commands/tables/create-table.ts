@@ -29,6 +29,7 @@ export const createTableRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:write' },
       schema: {
+        operationId: 'createTable',
         tags: ['tables'],
         summary: 'Create a research table',
         body: CreateTableBody,

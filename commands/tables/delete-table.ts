@@ -76,6 +76,7 @@ export const deleteTableRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:write' },
       schema: {
+        operationId: 'deleteTable',
         tags: ['tables'],
         summary: 'Delete a research table with its columns',
         description: 'Refused with 409 table_in_use while a column of another table names it.',

@@ -29,6 +29,7 @@ export const renameTableRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:write' },
       schema: {
+        operationId: 'patchTable',
         tags: ['tables'],
         summary: 'Rename a research table',
         params: TableParams,

@@ -36,6 +36,7 @@ export const bulkTasksRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tasks:write' },
       schema: {
+        operationId: 'bulkUpdateTasks',
         tags: ['tasks'],
         summary: 'Complete, skip, reassign, reschedule or delete many tasks',
         body: BulkTasksBody,

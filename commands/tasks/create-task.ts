@@ -49,6 +49,7 @@ export const createTaskRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tasks:write' },
       schema: {
+        operationId: 'createTask',
         tags: ['tasks'],
         summary: 'Create a task',
         body: CreateTaskBody,

@@ -125,6 +125,7 @@ export const patchTaskRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tasks:write' },
       schema: {
+        operationId: 'patchTask',
         tags: ['tasks'],
         summary: 'Edit a task, or complete or skip it',
         params: TaskParams,
@@ -152,7 +153,13 @@ export const deleteTaskRoute: RouteModule = (app, deps) => {
     '/api/tasks/:taskId',
     {
       config: { access: 'tasks:write' },
-      schema: { tags: ['tasks'], summary: 'Delete a task', params: TaskParams, response: { 204: z.null() } },
+      schema: {
+        operationId: 'deleteTask',
+        tags: ['tasks'],
+        summary: 'Delete a task',
+        params: TaskParams,
+        response: { 204: z.null() },
+      },
     },
     async (request, reply) => {
       const { organizationId } = principalOf(request);

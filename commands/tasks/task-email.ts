@@ -126,6 +126,7 @@ export const draftEmailRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tasks:write' },
       schema: {
+        operationId: 'draftTaskEmail',
         tags: ['tasks'],
         summary: "Draft an email task's subject and body from its step, for its lead",
         params: TaskParams,
@@ -156,6 +157,7 @@ export const scheduleEmailRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tasks:write' },
       schema: {
+        operationId: 'scheduleTaskEmail',
         tags: ['tasks'],
         summary: 'Schedule a drafted email to go out at sendAt',
         params: TaskParams,

@@ -34,6 +34,7 @@ export const createWebhookRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:write', noStore: true },
       schema: {
+        operationId: 'createWebhook',
         tags: ['webhooks'],
         summary: 'Subscribe a URL to event types (the signing secret is shown once)',
         body: CreateWebhookBody,

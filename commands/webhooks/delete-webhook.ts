@@ -25,6 +25,7 @@ export const deleteWebhookRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:write' },
       schema: {
+        operationId: 'deleteWebhook',
         tags: ['webhooks'],
         summary: 'Delete a webhook subscription',
         params: WebhookParams,

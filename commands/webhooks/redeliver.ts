@@ -20,6 +20,7 @@ export const redeliverRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:write' },
       schema: {
+        operationId: 'redeliverWebhookDelivery',
         tags: ['webhooks'],
         summary: 'Send a message of the delivery history again',
         params: DeliveryParams,
@@ -55,6 +56,7 @@ export const replayRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:write' },
       schema: {
+        operationId: 'replayWebhookMessages',
         tags: ['webhooks'],
         summary: 'Send again every message of a time window',
         params: WebhookParams,

@@ -38,6 +38,7 @@ export const rotateSecretRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:write', noStore: true },
       schema: {
+        operationId: 'rotateWebhookSecret',
         tags: ['webhooks'],
         summary: 'Replace the signing secret (the old one also signs for 24 hours)',
         params: WebhookParams,

@@ -23,6 +23,7 @@ export const testSendRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:write' },
       schema: {
+        operationId: 'sendWebhookTest',
         tags: ['webhooks'],
         summary: 'Send a sample message now and answer the outcome',
         params: WebhookParams,

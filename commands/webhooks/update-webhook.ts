@@ -36,6 +36,7 @@ export const updateWebhookRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:write' },
       schema: {
+        operationId: 'patchWebhook',
         tags: ['webhooks'],
         summary: 'Change a webhook subscription, pause it or make it active again',
         params: WebhookParams,

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { sendNotFoundPage } from './blog-page.ts';
-import { digestEtag, htmlHeaders, notModified, pageResponses } from './site/http-cache.ts';
+import { digestEtag, htmlHeaders, notModified, PAGE_HEADERS, pageResponses } from './site/http-cache.ts';
 import { INDEX_PAGE_SIZE, renderIndexPage } from './site/index-page.ts';
 import { siteContent } from './site/rows.ts';
 
@@ -15,9 +15,11 @@ export const blogIndexRoutes: RouteModule = (app, deps) => {
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'getBlogIndex',
         tags: ['blog'],
         summary: 'The article index (HTML), newest first',
         response: pageResponses('text/html', { notFoundPage: true }),
+        responseHeaders: PAGE_HEADERS,
         querystring: z.object({ page: z.string().optional() }),
       },
     },

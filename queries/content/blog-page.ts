@@ -4,7 +4,7 @@ import { DEFAULT_KIND, SLUG_PATTERN } from '../../src/content-api/article.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { ARTICLE_TEMPLATE_VERSION, renderArticlePage, renderNotFoundPage } from './site/article-page.ts';
-import { digestEtag, htmlHeaders, notModified, pageResponses } from './site/http-cache.ts';
+import { digestEtag, htmlHeaders, notModified, PAGE_HEADERS, pageResponses } from './site/http-cache.ts';
 import { type CachedPage, type PageCache, pageKey } from './site/page-cache.ts';
 import { siteContent } from './site/rows.ts';
 
@@ -47,9 +47,11 @@ export const blogPageRoutes: RouteModule = (app, deps) => {
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'getBlogArticle',
         tags: ['blog'],
         summary: 'An article page (HTML), from the stored row',
         response: pageResponses('text/html', { notFoundPage: true }),
+        responseHeaders: PAGE_HEADERS,
         params: z.object({ slug: z.string() }),
       },
     },

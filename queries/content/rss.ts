@@ -1,7 +1,7 @@
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { RSS_ITEMS, renderRss } from './site/feeds.ts';
-import { digestEtag, notModified, pageResponses } from './site/http-cache.ts';
+import { digestEtag, notModified, PAGE_HEADERS, pageResponses } from './site/http-cache.ts';
 import { siteContent } from './site/rows.ts';
 
 /** GET /blog/rss.xml: the newest stored articles as an RSS 2.0 feed. */
@@ -11,9 +11,11 @@ export const rssRoutes: RouteModule = (app, deps) => {
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'getBlogFeed',
         tags: ['blog'],
         summary: 'RSS feed of the newest articles',
         response: pageResponses('application/rss+xml'),
+        responseHeaders: PAGE_HEADERS,
       },
     },
     async (request, reply) => {

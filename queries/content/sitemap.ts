@@ -1,7 +1,7 @@
 import { DEFAULT_KIND } from '../../src/content-api/article.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { renderSitemap, SITEMAP_MAX_URLS } from './site/feeds.ts';
-import { digestEtag, notModified, pageResponses } from './site/http-cache.ts';
+import { digestEtag, notModified, PAGE_HEADERS, pageResponses } from './site/http-cache.ts';
 import { siteContent } from './site/rows.ts';
 
 /** GET /sitemap.xml: the blog index and every stored article (one file holds up to 50,000 URLs). */
@@ -11,9 +11,11 @@ export const sitemapRoutes: RouteModule = (app, deps) => {
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'getSitemap',
         tags: ['blog'],
         summary: 'Sitemap of the stored articles',
         response: pageResponses('application/xml'),
+        responseHeaders: PAGE_HEADERS,
       },
     },
     async (request, reply) => {

@@ -16,6 +16,7 @@ export const renderPromptRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:read' },
       schema: {
+        operationId: 'renderPrompt',
         tags: ['prompts'],
         summary: 'Render a prompt template with variables',
         params: PromptParams,

@@ -30,6 +30,7 @@ export const estimateRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'columns:run' },
       schema: {
+        operationId: 'estimateColumnRun',
         tags: ['columns'],
         summary: 'Estimate a run of a column: rows, eligibility, credits',
         description:

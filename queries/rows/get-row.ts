@@ -14,7 +14,14 @@ export const getRowRoute: RouteModule = (app, deps) => {
     '/api/tables/:tableId/rows/:rowId',
     {
       config: { access: 'tables:read' },
-      schema: { tags: ['rows'], summary: 'Get a row', params: RowParams, response: { 200: RowSchema } },
+      schema: {
+        operationId: 'getRow',
+        tags: ['rows'],
+        summary: 'Get a row',
+        params: RowParams,
+        response: { 200: RowSchema },
+        responseHeaders: { 200: ['ETag'] },
+      },
     },
     async (request, reply) => {
       const { tableId, rowId } = request.params;

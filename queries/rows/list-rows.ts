@@ -86,3 +86,4 @@ export const listRowsRoute: RouteModule = (app, deps) => {
     },
   );
 };
+        operationId: 'listRows',

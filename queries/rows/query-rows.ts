@@ -30,6 +30,7 @@ export const queryRowsRoute: RouteModule = (app, deps) => {
       preValidation: boundCondition,
       serializerCompiler: serializeAsIs,
       schema: {
+        operationId: 'queryRows',
         tags: ['rows'],
         summary: 'List the rows of a table that a filter or a run condition selects',
         description: 'As GET .../rows, in a body. A row is selected only when the whole predicate is true.',

@@ -1,12 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-} from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ServiceDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { installAccessControl } from './access-hook.ts';
@@ -14,7 +9,8 @@ import { edgeOptions, expectationHandler, requestIdOf, requireHost } from './edg
 import { registerHealthRoutes } from './health.ts';
 import { installIdempotency } from './idempotency.ts';
 import { installInputGuard } from './input-guard.ts';
-import { errorHandler, problemJsonSchema, problemOf, sendProblem, withProblemResponses } from './problem.ts';
+import { openapiOptions } from './openapi.ts';
+import { errorHandler, problemOf, sendProblem } from './problem.ts';
 import { type RouteModule, typed, type ZodApp } from './routes.ts';
 
 /** A hop count becomes fastify's trust function; booleans and address lists pass as they are. */
@@ -136,34 +132,8 @@ export async function buildApp(deps: ServiceDeps, routes: readonly RouteModule[]
     if (closing) throw new AppError('unavailable', 'The service is shutting down; retry the request.');
   });
 
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'stk service', description: 'Content sync and the developer API', version: '0.1.0' },
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'stk_{key_id}.{secret}' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-        },
-      },
-    },
-    // Every route's 4xx and 5xx problems are documented here, once, rather than by each route.
-    transform: (data) => {
-      const out = jsonSchemaTransform(data);
-      // A route without a schema still answers problems.
-      const schema = (out.schema ?? {}) as { response?: Record<string, unknown> };
-      return { ...out, schema: { ...schema, response: withProblemResponses(schema.response) } };
-    },
-    // Schemas registered with an id (z.globalRegistry, `.meta({ id })`) become components, which
-    // recursive schemas such as RunCondition need for their $refs.
-    transformObject: (input) => {
-      const doc = jsonSchemaTransformObject(input) as { components?: { schemas?: object } };
-      const components = doc.components ?? {};
-      return {
-        ...doc,
-        components: { ...components, schemas: { ...components.schemas, Problem: problemJsonSchema } },
-      } as ReturnType<typeof jsonSchemaTransformObject>;
-    },
-  });
+  // The OpenAPI document (src/http/openapi.ts): 3.1, each route's own declarations, what holds by kind.
+  await app.register(swagger, openapiOptions(app, deps.config.SITE_URL));
   app.addHook('onRoute', (route) => {
     // The documentation UI's own asset routes come from the plugin; they are public by nature.
     if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), access: 'public' };

@@ -26,7 +26,14 @@ export function registerHealthRoutes(app: ZodApp, deps: ServiceDeps): void {
     '/healthz',
     {
       config: { access: 'public' },
-      schema: { tags: ['health'], response: { 200: z.object({ status: z.literal('ok') }) } },
+      schema: {
+        operationId: 'checkLiveness',
+        tags: ['health'],
+        summary: 'Liveness: the process answers',
+        description: 'Answers 200 while the process runs, whatever its database or event store do.',
+        response: { 200: z.object({ status: z.literal('ok') }) },
+        responseDescriptions: { 200: 'The process is alive' },
+      },
     },
     async () => ({ status: 'ok' as const }),
   );
@@ -39,7 +46,19 @@ export function registerHealthRoutes(app: ZodApp, deps: ServiceDeps): void {
     '/readyz',
     {
       config: { access: 'public' },
-      schema: { tags: ['health'], response: { 200: readiness, 503: readiness } },
+      schema: {
+        operationId: 'checkReadiness',
+        tags: ['health'],
+        summary: 'Readiness: the database, the event store and the read models serve',
+        description:
+          'A load balancer sends requests to a process while this answers 200. A failing check says only ' +
+          'that it failed (the cause goes to the log), and which read models do not serve.',
+        response: { 200: readiness, 503: readiness },
+        responseDescriptions: {
+          200: 'Ready: every check passed',
+          503: 'Not ready: a check failed (see `checks`); send requests elsewhere',
+        },
+      },
     },
     async (_request, reply) => {
       // Without the database, what this process's own runners know.

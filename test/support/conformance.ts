@@ -23,6 +23,8 @@ export interface Exchange {
   contentType?: string;
   /** The body as sent when it is text; undefined for a stream or no body. */
   body?: string;
+  /** The response headers, by lower-case name. */
+  headers?: Record<string, unknown>;
 }
 
 interface Media {
@@ -30,6 +32,7 @@ interface Media {
 }
 interface DocResponse {
   content?: Record<string, Media>;
+  headers?: Record<string, unknown>;
 }
 interface DocOperation {
   operationId?: string;
@@ -70,29 +73,12 @@ const statusKey = (responses: Record<string, DocResponse>, status: number) =>
   [String(status), `${Math.floor(status / 100)}XX`, 'default'].find((key) => key in responses);
 
 /**
- * `nullable` beside `allOf`/`anyOf` and no `type` (zod's OpenAPI 3.0 output for a nullable reference
- * or union) means "this, or null"; ajv refuses to compile it as written, so the validator's copy
- * says it in JSON Schema terms. Nothing else of the document is reinterpreted.
- */
-function explicitNull(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(explicitNull);
-  if (!schema || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(schema)) out[key] = explicitNull(value);
-  if (out.nullable === true && out.type === undefined) {
-    const { nullable: _nullable, description, ...rest } = out;
-    return { ...(description === undefined ? {} : { description }), anyOf: [rest, { enum: [null] }] };
-  }
-  return out;
-}
-
-/**
- * The validator's copy of the document: each operation named `METHOD /path` (ours carry no
- * operationId), and a `+json` body (problem+json) under `application/json`, the one media type
+ * The validator's copy of the document: each operation named `METHOD /path` (what a response is
+ * matched by here), and a `+json` body (problem+json) under `application/json`, the one media type
  * openapi-backend validates. Content types themselves are checked against the document as it is.
  */
 function validatorCopy(doc: Document): Document {
-  const copy = explicitNull(structuredClone(doc)) as Document;
+  const copy = structuredClone(doc);
   for (const [path, item] of Object.entries(copy.paths))
     for (const [method, op] of Object.entries(item)) {
       op.operationId = `${method.toUpperCase()} ${path}`;
@@ -105,13 +91,33 @@ function validatorCopy(doc: Document): Document {
   return copy;
 }
 
+/**
+ * The response headers a client acts on (issue 33): each one sent must be declared for the status,
+ * so that a generated client knows of it. Others (the request id, content negotiation, security
+ * policies of pages, rate limit counters) are the transport's.
+ */
+const DECLARED_HEADERS = [
+  'location',
+  'etag',
+  'last-modified',
+  'cache-control',
+  'retry-after',
+  'idempotent-replayed',
+  'www-authenticate',
+];
+
+function undeclaredHeaders(sent: Record<string, unknown> = {}, response: DocResponse | undefined): string[] {
+  const declared = new Set(Object.keys(response?.headers ?? {}).map((name) => name.toLowerCase()));
+  return DECLARED_HEADERS.filter((name) => sent[name] !== undefined && !declared.has(name));
+}
+
 export class ContractChecker {
   private readonly api: OpenAPIBackend;
 
   constructor(private readonly doc: Document) {
     this.api = new OpenAPIBackend({
       definition: validatorCopy(doc) as never,
-      // Skips openapi-backend's own OpenAPI 3.0 check of the document: ours has 3.1-style schemas.
+      // Skips openapi-backend's own OpenAPI 3.0 check of the document: ours is 3.1.
       quick: true,
       strict: true,
       ajvOpts: AJV_OPTIONS,
@@ -133,6 +139,10 @@ export class ContractChecker {
     const responses = op.responses ?? {};
     const key = statusKey(responses, status);
     if (!key) return `status ${status} is not documented (documented: ${Object.keys(responses).join(', ')})`;
+    const undeclared = undeclaredHeaders(exchange.headers, responses[key]);
+    if (undeclared.length > 0) return `${undeclared.join(', ')} sent but not declared for ${key}`;
+    // No body goes out with a 204 or a 304, whatever the handler passed (fastify drops it).
+    if (status === 204 || status === 304) return undefined;
     const content = responses[key]?.content ?? {};
     const types = Object.keys(content);
     const empty = body === undefined || body === '';
@@ -166,7 +176,7 @@ export class ContractChecker {
       return `a ${status} of ${contentType} that is not a problem`;
     const schema = this.doc.components?.schemas?.Problem;
     if (!schema) return 'the document has no Problem schema';
-    this.validateProblem ??= newAjv().compile(explicitNull(schema) as object);
+    this.validateProblem ??= newAjv().compile(schema as object);
     let parsed: unknown;
     try {
       parsed = JSON.parse(body ?? '');

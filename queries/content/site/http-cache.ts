@@ -49,6 +49,13 @@ export function htmlHeaders(reply: FastifyReply): FastifyReply {
     .header('referrer-policy', 'strict-origin-when-cross-origin');
 }
 
+/** The headers a page, its 304 and a not-found page carry, as /openapi.json declares them. */
+export const PAGE_HEADERS = {
+  200: ['Cache-Control', 'ETag', 'Last-Modified'],
+  304: ['Cache-Control', 'ETag', 'Last-Modified'],
+  404: ['Cache-Control'],
+} as const;
+
 /**
  * How a public page is documented in /openapi.json: the page in its own media type, a 304 without
  * a body for a copy still current, and (`notFoundPage`) a 404 page a reader can follow back from.
