@@ -37,6 +37,7 @@ export const errorCatalogue = {
   uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   render_failed: { status: 422, title: 'The prompt cannot be rendered with these variables' },
+  template_output_too_large: { status: 422, title: 'The rendered text would be too large' },
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused with another request' },
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },

@@ -114,8 +114,8 @@ async function composeDraft(deps: ServiceDeps, task: TaskState): Promise<Draft> 
     to,
     from: sender.address,
     senderAccountId: sender.id,
-    subject: written?.subject ?? renderForLead(subject, lead.data),
-    body: written?.body ?? renderForLead(body, lead.data),
+    subject: written?.subject ?? renderForLead(subject, lead.data, 'subject'),
+    body: written?.body ?? renderForLead(body, lead.data, 'body'),
   };
 }
 

@@ -80,5 +80,13 @@ export async function draftWithLlm(
       errors: names.map((name) => ({ path: `variables.${name}`, message: 'the lead has no value for it' })),
     });
   }
+  if (code === 'template_output_too_large') {
+    const name = /\{\{(\w+)\}\}/.exec(message)?.[1] ?? 'template';
+    throw new AppError(
+      'template_output_too_large',
+      `The step's prompt template, filled with this lead's fields, cannot be drafted: ${message}.`,
+      { errors: [{ path: `variables.${name}`, message }] },
+    );
+  }
   throw new AppError('provider_failed', `The LLM provider could not draft the email (${code}): ${message}.`);
 }

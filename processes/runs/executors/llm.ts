@@ -65,6 +65,11 @@ async function promptOf(context: ExecutorContext, loadPrompt: PromptLoader): Pro
     );
     const rendered = renderTemplate(loaded.template, loaded.variables, given);
     if (rendered.ok) return rendered;
+    if (rendered.tooLarge) {
+      const why = rendered.errors[0]!.message.replace(/^with this value, /, "with this row's values, ");
+      const message = `the prompt (version ${loaded.version}): ${why}`;
+      return { ok: false, error: { code: 'template_output_too_large', message } };
+    }
     const names = rendered.errors.map((e) => e.path.replace(/^variables\./, '')).join(', ');
     const message = `the prompt (version ${loaded.version}) needs a value for ${names}, empty in this row`;
     return { ok: false, error: { code: 'missing_input', message } };

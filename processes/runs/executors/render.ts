@@ -1,4 +1,5 @@
 import { isSecretPlaceholder, PLACEHOLDER } from '../../../src/domain/columns/references.ts';
+import { MAX_RENDERED_CHARS } from '../../../src/domain/prompts/template.ts';
 import type { ExecutorContext } from '../executor.ts';
 
 export type RowError = { code: string; message: string };
@@ -14,12 +15,34 @@ const raw: Encode = (text) => text;
 export const cellText = (value: unknown): string =>
   value === undefined || value === null ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 
+/** Thrown out of a replace to stop it before it builds a text over the bound. */
+class OverBound {
+  constructor(readonly name: string) {}
+}
+
+const tooLarge = (name: string): { ok: false; error: RowError } => ({
+  ok: false,
+  error: {
+    code: 'template_output_too_large',
+    message:
+      `filled with this row's {{${name}}}, the templates would render over the ` +
+      `${MAX_RENDERED_CHARS.toLocaleString('en-US')} characters a render may produce`,
+  },
+});
+
 /**
  * Fills `{{column_key}}` and `{{secrets.name}}` placeholders for one row. Secrets are read once per row
  * (a URL and a header naming the same secret get the same value) and only when a template names them.
+ * Everything one instance renders (a request's URL, headers and body) is at most MAX_RENDERED_CHARS
+ * together: past it a render stops where it is, without building its text, and fails the row with
+ * `template_output_too_large`.
  */
 export class RowTemplates {
   private readonly secrets = new Map<string, Promise<string | undefined>>();
+  /** Characters rendered so far by this instance. */
+  private rendered = 0;
+  /** The JSON text length of cells that a whole-string placeholder puts into a JSON template as they are. */
+  private readonly jsonLengths = new Map<string, number>();
 
   constructor(
     private readonly context: Pick<ExecutorContext, 'row' | 'resolveSecret'>,
@@ -44,10 +67,26 @@ export class RowTemplates {
       }
       values.set(name, value);
     }
-    const text = template.replace(PLACEHOLDER, (match, name: string, offset: number) => {
-      if (isSecretPlaceholder(name)) return this.options.secrets ? encode(values.get(name)!, offset) : match;
-      return encode(cellText(this.context.row.cells[name]), offset);
-    });
+    // The text around the placeholders, then each value as it is written: counted before it is kept.
+    let length = this.rendered + template.length;
+    const bounded = (piece: string, match: string, name: string) => {
+      length += piece.length - match.length;
+      if (length > MAX_RENDERED_CHARS) throw new OverBound(name);
+      return piece;
+    };
+    let text: string;
+    try {
+      if (length > MAX_RENDERED_CHARS) throw new OverBound(matches[0]?.[1] ?? 'template');
+      text = template.replace(PLACEHOLDER, (match, name: string, offset: number) => {
+        if (isSecretPlaceholder(name))
+          return this.options.secrets ? bounded(encode(values.get(name)!, offset), match, name) : match;
+        return bounded(encode(cellText(this.context.row.cells[name]), offset), match, name);
+      });
+    } catch (error) {
+      if (error instanceof OverBound) return tooLarge(error.name);
+      throw error;
+    }
+    this.rendered = length;
     return { ok: true, value: text };
   }
 
@@ -60,7 +99,16 @@ export class RowTemplates {
     if (typeof template === 'string') {
       const whole = /^\{\{\s*([^{}]*?)\s*\}\}$/.exec(template)?.[1];
       if (whole !== undefined && !isSecretPlaceholder(whole)) {
-        return { ok: true, value: this.context.row.cells[whole] ?? null };
+        // The cell goes in as it is, and is written out with the body: it counts as its JSON text.
+        const value = this.context.row.cells[whole] ?? null;
+        let size = this.jsonLengths.get(whole);
+        if (size === undefined) {
+          size = JSON.stringify(value).length;
+          this.jsonLengths.set(whole, size);
+        }
+        if (this.rendered + size > MAX_RENDERED_CHARS) return tooLarge(whole);
+        this.rendered += size;
+        return { ok: true, value };
       }
       return this.text(template);
     }

@@ -20,6 +20,23 @@ export interface DeclaredVariable {
 
 type Checked<T> = { ok: true; value: T } | { ok: false; errors: FieldError[] };
 
+/**
+ * The most characters a render may produce: 20 times the 100,000 a template or a variable's value may
+ * hold. A template repeating one placeholder 20,000 times, filled with a 10,000-character value, made a
+ * 200,000,000-character answer (and 30,000 characters ran past what a string can hold: a 500). Over the
+ * bound a render fails before building anything.
+ */
+export const MAX_RENDERED_CHARS = 2_000_000;
+
+/** A failed render: `tooLarge` when the output would be over MAX_RENDERED_CHARS. */
+export type Rendering = { ok: true; value: string } | { ok: false; errors: FieldError[]; tooLarge?: true };
+
+/** The message of a render over the bound, with the placeholder that weighs most. */
+export const tooLargeMessage = (length: number, name: string, count: number) =>
+  `with this value, {{${name}}} (${count === 1 ? 'once' : `${count} times`}) makes the text ` +
+  `${length.toLocaleString('en-US')} characters long, over the ${MAX_RENDERED_CHARS.toLocaleString('en-US')} ` +
+  'a render may produce';
+
 /** The distinct placeholders of a template, in the order they first appear. */
 export const placeholderNames = (template: string) => [...new Set(placeholders(template))];
 
@@ -85,13 +102,14 @@ export type VariableValue = string | number | boolean;
 /**
  * The template with each placeholder replaced by its given value, else its default, else (an optional
  * variable) nothing. A given variable the template does not have, or a required one not given, is an
- * error naming it (`variables.<name>`).
+ * error naming it (`variables.<name>`). The length is counted first: an output over MAX_RENDERED_CHARS
+ * is `tooLarge`, naming the variable that weighs most, and is never built.
  */
 export function renderTemplate(
   template: string,
   variables: readonly PromptVariable[],
   given: Readonly<Record<string, VariableValue>>,
-): Checked<string> {
+): Rendering {
   const errors: FieldError[] = [
     ...Object.keys(given)
       .filter((name) => !variables.some((v) => v.name === name))
@@ -101,11 +119,30 @@ export function renderTemplate(
       .map((v) => ({ path: `variables.${v.name}`, message: 'required, and not given' })),
   ];
   if (errors.length > 0) return { ok: false, errors };
-  const text = template.replace(PLACEHOLDER, (_match, name: string) => {
+  const textOf = (name: string) => {
     const value = Object.hasOwn(given, name) ? given[name] : variables.find((v) => v.name === name)?.default;
     return value === undefined ? '' : String(value);
-  });
-  return { ok: true, value: text };
+  };
+  const values = new Map<string, { text: string; count: number }>();
+  let length = template.length;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const name = match[1]!;
+    let used = values.get(name);
+    if (!used) {
+      used = { text: textOf(name), count: 0 };
+      values.set(name, used);
+    }
+    used.count++;
+    length += used.text.length - match[0].length;
+  }
+  if (length > MAX_RENDERED_CHARS) {
+    const [name, heaviest] = [...values].reduce((a, b) =>
+      b[1].text.length * b[1].count > a[1].text.length * a[1].count ? b : a,
+    );
+    const message = tooLargeMessage(length, name, heaviest.count);
+    return { ok: false, tooLarge: true, errors: [{ path: `variables.${name}`, message }] };
+  }
+  return { ok: true, value: template.replace(PLACEHOLDER, (_match, name: string) => values.get(name)!.text) };
 }
 
 /** The 400 of a template whose placeholders and variables do not agree, naming each. */

@@ -20,6 +20,7 @@ export const NOTHING_DONE_CODES: ReadonlySet<string> = new Set([
   'target_not_allowed',
   'no_route_matched',
   'invalid_input',
+  'template_output_too_large',
 ]);
 
 /** Why a row the run's reservation did not cover is skipped (at its start, never called). */

@@ -1,3 +1,4 @@
+import { AppError } from '../../errors.ts';
 import type { LeadData } from '../leads/lead.ts';
 import { placeholderNames, renderTemplate, type VariableValue } from '../prompts/template.ts';
 
@@ -13,9 +14,10 @@ export function leadFields(lead: LeadData): Record<string, string | null> {
 
 /**
  * A step's text with `{{field}}` placeholders filled from the lead's fields; a field the lead lacks
- * renders empty, as an optional prompt variable does.
+ * renders empty, as an optional prompt variable does. A text that would be longer than a render may
+ * produce (MAX_RENDERED_CHARS) is a 422 `template_output_too_large` naming the draft's `field`.
  */
-export function renderForLead(text: string, lead: LeadData): string {
+export function renderForLead(text: string, lead: LeadData, field: 'subject' | 'body' = 'body'): string {
   const values: Record<string, VariableValue> = {};
   const known = leadFields(lead);
   const names = placeholderNames(text);
@@ -28,5 +30,11 @@ export function renderForLead(text: string, lead: LeadData): string {
     names.map((name) => ({ name, required: false })),
     values,
   );
+  if (!rendered.ok && rendered.tooLarge) {
+    const why = rendered.errors[0]!.message.replace(/^with this value, /, "with this lead's ");
+    throw new AppError('template_output_too_large', `The email's ${field} cannot be drafted: ${why}.`, {
+      errors: [{ path: field, message: why }],
+    });
+  }
   return rendered.ok ? rendered.value : text;
 }

@@ -1,6 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { carriedVariables, renderTemplate, templateVariables } from '../../../src/domain/prompts/template.ts';
+import {
+  carriedVariables,
+  MAX_RENDERED_CHARS,
+  renderTemplate,
+  templateVariables,
+} from '../../../src/domain/prompts/template.ts';
 
 const paths = (result: { ok: boolean; errors?: { path: string }[] }) =>
   (result.ok ? [] : (result.errors ?? []).map((e) => e.path)).sort();
@@ -96,6 +101,32 @@ test('render: each missing required and each unknown variable is named', () => {
   ];
   const result = renderTemplate('{{a}}{{b}}{{c}}', variables, { b: 'x', nope: 'y', also: 'z' });
   assert.equal(paths(result), ['variables.a', 'variables.also', 'variables.nope']);
+});
+
+test('render: an output over MAX_RENDERED_CHARS is tooLarge, naming the heaviest variable, and never built', () => {
+  const variables = [
+    { name: 'v', required: true },
+    { name: 'w', required: false, default: 'ww' },
+  ];
+  const template = `${'{{v}}'.repeat(19_999)}{{w}}`;
+  // The probe's case: 20,000 placeholders and a 10,000-character value (a 200 MB answer), and a
+  // 30,000-character one (RangeError: Invalid string length, a 500).
+  for (const value of ['x'.repeat(10_000), 'x'.repeat(30_000)]) {
+    const started = performance.now();
+    const result = renderTemplate(template, variables, { v: value });
+    assert.ok(!result.ok && result.tooLarge, 'too large');
+    assert.equal(paths(result), ['variables.v']);
+    assert.match(
+      !result.ok ? result.errors[0]!.message : '',
+      /\{\{v\}\} \(19999 times\) makes the text [\d,]+ characters long, over the 2,000,000/,
+    );
+    assert.ok(performance.now() - started < 500, 'counted, not built');
+  }
+  // Up to the bound the text is rendered.
+  const at = renderTemplate('{{v}}'.repeat(20_000), variables.slice(0, 1), { v: 'x'.repeat(100) });
+  assert.ok(at.ok && at.value.length === MAX_RENDERED_CHARS);
+  const over = renderTemplate('{{v}}'.repeat(20_000), variables.slice(0, 1), { v: 'x'.repeat(101) });
+  assert.ok(!over.ok && over.tooLarge);
 });
 
 test.run();
