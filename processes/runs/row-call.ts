@@ -1,5 +1,4 @@
 import { COLUMNS, type ColumnRow } from '../../projections/columns/columns.ts';
-import { secretsFor } from '../../services/secrets/vault.ts';
 import { backoffMs } from '../../src/db/backoff.ts';
 import { cutText, storableText } from '../../src/db/storable-text.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
@@ -95,12 +94,10 @@ export function rowCaller(
   const execute = executorFor(run.column.config);
   const rows = runRowWriter(deps, run);
   const resolveSecret = (name: string) =>
-    secretsFor(deps)
-      .resolveSecret(run.organizationId, name)
-      .catch((error) => {
-        if (error instanceof AppError && error.code === 'not_found') return undefined;
-        throw error;
-      });
+    deps.parts.vault.resolveSecret(run.organizationId, name).catch((error) => {
+      if (error instanceof AppError && error.code === 'not_found') return undefined;
+      throw error;
+    });
   return async (rowId: string, stored: Record<string, unknown>, signal: AbortSignal): Promise<RowResult> => {
     const cells = Object.fromEntries(
       Object.entries(stored).flatMap(([id, value]) => (keyOf.has(id) ? [[keyOf.get(id)!, value]] : [])),

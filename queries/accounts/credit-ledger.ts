@@ -1,8 +1,8 @@
 import { CREDIT_LEDGER } from '../../projections/accounts/credit-ledger.ts';
 import { LedgerEntrySchema } from '../../src/domain/runs/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 interface Entry {
   position: string;
@@ -21,7 +21,6 @@ export const creditLedgerRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'jobs:read' },
       schema: {
-        operationId: 'listCreditLedger',
         tags: ['credits'],
         summary: "The organization's credit ledger, newest first",
         description:

@@ -6,7 +6,7 @@ import {
   readKey,
 } from '../../services/accounts/views.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /**
  * GET /api/keys/{keyId}: one key of the caller's organization, as the listing shows it (never a
@@ -19,7 +19,6 @@ export const getApiKeyRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'keys:read' },
       schema: {
-        operationId: 'getApiKey',
         tags: ['keys'],
         summary: 'One API key of the organization',
         params: keyParams,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { keyListing, keyListingSchema, readOrganizationKeys } from '../../services/accounts/views.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, pageFrom, pageQuery } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 const Query = pageQuery({ max: 100, default: 100 });
 
@@ -13,7 +13,6 @@ export const listApiKeysRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'keys:read' },
       schema: {
-        operationId: 'listApiKeys',
         tags: ['keys'],
         summary: "List the organization's API keys, oldest first",
         querystring: Query,

@@ -14,7 +14,7 @@ import {
 } from '../../services/accounts/views.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export const meSchema = z.object({
   keyMetadata: keyListingSchema,
@@ -44,7 +44,6 @@ export const meRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'authenticated' },
       schema: {
-        operationId: 'getMe',
         tags: ['keys'],
         summary: 'The calling key, its user and organization',
         response: { 200: meSchema },

@@ -8,8 +8,8 @@ import {
 } from '../../services/accounts/members.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** GET /api/users: the organization's users (its sign-up and its members), oldest first. */
 export const listUsersRoute: RouteModule = (app, deps) => {
@@ -18,7 +18,6 @@ export const listUsersRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'keys:read' },
       schema: {
-        operationId: 'listUsers',
         tags: ['keys'],
         summary: 'List the users of the organization',
         querystring: PageQuery,
@@ -46,7 +45,6 @@ export const getUserRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'keys:read' },
       schema: {
-        operationId: 'getUser',
         tags: ['keys'],
         summary: 'Get a user of the organization',
         params: UserParams,

@@ -3,8 +3,8 @@ import { columnStream } from '../../src/domain/columns/column-state.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import type { RecordedEvent } from '../../src/event-store/port.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, pageFrom, pageOf, pageQuery } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { readColumn } from './get-column.ts';
 
 const HistoryEntry = z.object({
@@ -51,7 +51,6 @@ export const columnHistoryRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:read' },
       schema: {
-        operationId: 'listColumnHistory',
         tags: ['columns'],
         summary: 'The changes of a column, oldest first',
         params: ColumnParams,

@@ -8,7 +8,7 @@ import { columnNotFound, readableTable, tableNotFound } from '../../src/domain/t
 import { isColumnId, isTableId } from '../../src/domain/tables/ids.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { PREFIXED_COLUMN_FIELDS } from './list-columns.ts';
 
 const GET_COLUMN_SQL = `SELECT t.organization_id, ${PREFIXED_COLUMN_FIELDS}
@@ -38,12 +38,10 @@ export const getColumnRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:read' },
       schema: {
-        operationId: 'getColumn',
         tags: ['columns'],
         summary: 'Get a column',
         params: ColumnParams,
         response: { 200: ColumnSchema },
-        responseHeaders: { 200: ['ETag'] },
       },
     },
     async (request, reply) => {

@@ -7,7 +7,7 @@ import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts'
 import { isTableId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /**
  * The column fields of the read model under the alias `c`, for the statements joining the table. A
@@ -43,7 +43,6 @@ export const listColumnsRoute: RouteModule = (app, deps) => {
       // schema on the way out buys nothing; the schema still types the handler and documents the answer.
       serializerCompiler: () => (data) => JSON.stringify(data),
       schema: {
-        operationId: 'listColumns',
         tags: ['columns'],
         summary: 'List the columns of a table, ordered by position',
         params: TableParams,

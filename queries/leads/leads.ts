@@ -3,8 +3,8 @@ import { readableLead } from '../../src/domain/leads/access.ts';
 import { isLeadId } from '../../src/domain/leads/identity.ts';
 import { LeadParams, LeadSchema, type LeadView, ListLeadsQuery } from '../../src/domain/leads/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 const leadFromRow = (row: StoredLead): LeadView => ({
   id: row.id,
@@ -23,7 +23,6 @@ export const listLeadsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'leads:read' },
       schema: {
-        operationId: 'listLeads',
         tags: ['leads'],
         summary: 'List the leads of the organization',
         querystring: ListLeadsQuery,
@@ -57,13 +56,7 @@ export const getLeadRoute: RouteModule = (app, deps) => {
     '/api/leads/:leadId',
     {
       config: { access: 'leads:read' },
-      schema: {
-        operationId: 'getLead',
-        tags: ['leads'],
-        summary: 'Get a lead',
-        params: LeadParams,
-        response: { 200: LeadSchema },
-      },
+      schema: { tags: ['leads'], summary: 'Get a lead', params: LeadParams, response: { 200: LeadSchema } },
     },
     async (request) => {
       const { leadId } = request.params;

@@ -7,7 +7,7 @@ import {
   ProfileParams,
 } from '../../src/domain/linkedin/schemas.ts';
 import { AppError } from '../../src/errors.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** The handle of a profile parameter, or 400 naming where it was given. */
 function handleOf(given: string, path: string): string {
@@ -28,7 +28,6 @@ export const linkedinProfileRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'linkedin:read' },
       schema: {
-        operationId: 'getLinkedinProfile',
         tags: ['linkedin'],
         summary: 'Get a LinkedIn profile through the configured provider',
         params: ProfileParams,
@@ -57,7 +56,6 @@ export const linkedinPostsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'linkedin:read' },
       schema: {
-        operationId: 'listLinkedinPosts',
         tags: ['linkedin'],
         summary: "Get a LinkedIn profile's recent posts through the configured provider",
         querystring: PostsQuery,

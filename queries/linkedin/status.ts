@@ -5,12 +5,13 @@ import {
   senderFromRow,
 } from '../../projections/sequences/sender-accounts.ts';
 import { unconfigured } from '../../services/search/adapters.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { LinkedinLimitsAnswer, LinkedinStatusAnswer } from '../../src/domain/linkedin/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { AppDeps, RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** The organization's live sender accounts of type linkedin, oldest first. */
-async function linkedinSenders(deps: AppDeps, organizationId: string) {
+async function linkedinSenders(deps: ServiceDeps, organizationId: string) {
   const { rows } = await deps.pool.query<StoredSender>(
     `SELECT * FROM ${SENDER_ACCOUNTS} WHERE organization_id = $1 AND type = 'linkedin'
      ORDER BY created_at, id LIMIT 1000`,
@@ -32,7 +33,6 @@ export const linkedinStatusRoute: RouteModule = (app, deps) => {
       config: { access: 'linkedin:read' },
       schema: {
         tags: ['linkedin'],
-        operationId: 'getLinkedinStatus',
         summary:
           'LinkedIn sender accounts, and whether the LinkedIn data provider is configured and reachable',
         response: { 200: LinkedinStatusAnswer },
@@ -76,7 +76,6 @@ export const linkedinLimitsRoute: RouteModule = (app, deps) => {
       config: { access: 'linkedin:read' },
       schema: {
         tags: ['linkedin'],
-        operationId: 'getLinkedinLimits',
         summary: 'Daily limits of the LinkedIn sender accounts: used and remaining today (UTC)',
         response: { 200: LinkedinLimitsAnswer },
       },

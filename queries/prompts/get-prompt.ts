@@ -1,7 +1,7 @@
 import { promptFromRow } from '../../projections/prompts/prompts.ts';
 import { PromptParams, PromptSchema, VersionQuery } from '../../src/domain/prompts/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { readPromptVersion } from './prompt-versions.ts';
 
 /** GET /api/prompts/{promptId}: the latest version, or `?version=N`. */
@@ -11,7 +11,6 @@ export const getPromptRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:read' },
       schema: {
-        operationId: 'getPrompt',
         tags: ['prompts'],
         summary: 'Get a prompt template: its latest version, or the one asked for',
         params: PromptParams,

@@ -1,8 +1,8 @@
 import { PROMPT_FIELDS, PROMPTS, type PromptRow, promptFromRow } from '../../projections/prompts/prompts.ts';
 import { PromptSchema } from '../../src/domain/prompts/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** The latest version of each template, as the read model's rows (callers add WHERE and ORDER). */
 export const LATEST_PROMPTS = `SELECT id, ${PROMPT_FIELDS}, created_at, updated_at FROM ${PROMPTS}`;
@@ -16,7 +16,6 @@ export const listPromptsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:read' },
       schema: {
-        operationId: 'listPrompts',
         tags: ['prompts'],
         summary: 'List the prompt templates of the organization (latest versions)',
         querystring: PageQuery,

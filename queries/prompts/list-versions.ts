@@ -6,8 +6,8 @@ import {
 } from '../../projections/prompts/prompts.ts';
 import { PromptParams, PromptSchema } from '../../src/domain/prompts/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { readPromptVersion } from './prompt-versions.ts';
 
 /** GET /api/prompts/{promptId}/versions: every version, oldest first, a page at a time. */
@@ -17,7 +17,6 @@ export const listVersionsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:read' },
       schema: {
-        operationId: 'listPromptVersions',
         tags: ['prompts'],
         summary: 'List the versions of a prompt template (each immutable)',
         params: PromptParams,

@@ -2,13 +2,13 @@ import { PromptParams, RenderBody, RenderSchema } from '../../src/domain/prompts
 import { renderTemplate } from '../../src/domain/prompts/template.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { readPromptVersion } from './prompt-versions.ts';
 
 /**
  * POST /api/prompts/{promptId}/render: the text of a version with these variables. A read (it writes
  * nothing), so prompts:read; a POST because the variables are a body. 422 names every variable that
- * is missing or unknown, or the one that makes the text longer than a render may be.
+ * is missing or unknown.
  */
 export const renderPromptRoute: RouteModule = (app, deps) => {
   app.post(
@@ -16,7 +16,6 @@ export const renderPromptRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:read' },
       schema: {
-        operationId: 'renderPrompt',
         tags: ['prompts'],
         summary: 'Render a prompt template with variables',
         params: PromptParams,
@@ -29,13 +28,6 @@ export const renderPromptRoute: RouteModule = (app, deps) => {
       const { variables, version } = request.body;
       const row = await readPromptVersion(deps.pool, promptId, version, principalOf(request));
       const rendered = renderTemplate(row.template, row.variables, variables);
-      if (!rendered.ok && rendered.tooLarge) {
-        throw new AppError(
-          'template_output_too_large',
-          `Cannot render version ${row.version}: ${rendered.errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`,
-          { errors: rendered.errors },
-        );
-      }
       if (!rendered.ok) {
         throw new AppError(
           'render_failed',

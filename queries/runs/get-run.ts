@@ -1,6 +1,6 @@
 import { RunParams, RunSchema } from '../../src/domain/runs/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { readRun, runView } from './read-run.ts';
 
 /** GET /api/runs/{runId} */
@@ -10,7 +10,6 @@ export const getRunRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'jobs:read' },
       schema: {
-        operationId: 'getRun',
         tags: ['runs'],
         summary: 'Get a column run: status, counts, credits',
         params: RunParams,

@@ -5,8 +5,8 @@ import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts'
 import { isTableId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { isRunId, type RunRecord, runView } from './read-run.ts';
 
 /** GET /api/tables/{tableId}/runs: the table's runs, newest first. */
@@ -16,7 +16,6 @@ export const listRunsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'jobs:read' },
       schema: {
-        operationId: 'listRuns',
         tags: ['runs'],
         summary: "List a table's column runs, newest first",
         params: TableParams,

@@ -3,8 +3,8 @@ import { RUN_ROWS } from '../../projections/runs/runs.ts';
 import { isRowId } from '../../src/domain/rows/ids.ts';
 import { RUN_ROW_STATUSES, RunParams, RunRowSchema } from '../../src/domain/runs/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, pageFrom, pageOf, pageQuery } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { readRun } from './read-run.ts';
 
 const Query = pageQuery({ max: 1000, default: 100 }).extend({
@@ -29,7 +29,6 @@ export const runRowsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'jobs:read' },
       schema: {
-        operationId: 'listRunRows',
         tags: ['runs'],
         summary: "A run's rows: outcome, HTTP status, duration, attempts, error",
         params: RunParams,

@@ -2,7 +2,7 @@ import type { SecretRow } from '../../projections/secrets/secrets.ts';
 import { SecretParams, SecretSchema } from '../../src/domain/secrets/schemas.ts';
 import { secretNotFound } from '../../src/domain/secrets/secret-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { SECRETS_WITH_KEYS, secretFromRow } from './list-secrets.ts';
 
 /** GET /api/secrets/{name}: one secret, value masked; another organization's name is simply unknown. */
@@ -12,7 +12,6 @@ export const getSecretRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'secrets:read', noStore: true },
       schema: {
-        operationId: 'getSecret',
         tags: ['secrets'],
         summary: 'Get a workspace secret (value masked)',
         params: SecretParams,

@@ -2,8 +2,8 @@ import { SECRETS, type SecretRow } from '../../projections/secrets/secrets.ts';
 import { DATA_KEYS } from '../../services/secrets/data-keys.ts';
 import { SECRET_NAME, SecretSchema, type SecretView } from '../../src/domain/secrets/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** A version whose key row is missing (a crash between the two writes) shows the bullets alone. */
 const NO_MASK = '•'.repeat(8);
@@ -28,7 +28,6 @@ export const listSecretsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'secrets:read', noStore: true },
       schema: {
-        operationId: 'listSecrets',
         tags: ['secrets'],
         summary: 'List the workspace secrets (values masked)',
         querystring: PageQuery,

@@ -12,8 +12,8 @@ import {
 } from '../../src/domain/sequences/access.ts';
 import { EnrollmentSchema, SequenceParams } from '../../src/domain/sequences/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** GET /api/sequences/{id}/enrollments: oldest first, a page at a time. */
 export const listEnrollmentsRoute: RouteModule = (app, deps) => {
@@ -22,7 +22,6 @@ export const listEnrollmentsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:read' },
       schema: {
-        operationId: 'listEnrollments',
         tags: ['sequences'],
         summary: 'List the enrollments of a sequence',
         params: SequenceParams,

@@ -6,8 +6,8 @@ import {
 import { isSenderAccountId, readable, senderNotFound } from '../../src/domain/sequences/access.ts';
 import { SenderAccountParams, SenderAccountSchema } from '../../src/domain/sequences/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 export const listSendersRoute: RouteModule = (app, deps) => {
   app.get(
@@ -15,7 +15,6 @@ export const listSendersRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:read' },
       schema: {
-        operationId: 'listSenderAccounts',
         tags: ['sequences'],
         summary: 'List the sender accounts of the organization',
         querystring: PageQuery,
@@ -42,7 +41,6 @@ export const getSenderRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:read' },
       schema: {
-        operationId: 'getSenderAccount',
         tags: ['sequences'],
         summary: 'Get a sender account',
         params: SenderAccountParams,

@@ -8,8 +8,8 @@ import {
   SequenceSchema,
 } from '../../src/domain/sequences/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 const viewOf = (row: StoredSequence) => sequenceView(sequenceFromRow(row));
 
@@ -20,7 +20,6 @@ export const listSequencesRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:read' },
       schema: {
-        operationId: 'listSequences',
         tags: ['sequences'],
         summary: 'List the sequences of the organization',
         querystring: ListSequencesQuery,
@@ -49,7 +48,6 @@ export const getSequenceRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:read' },
       schema: {
-        operationId: 'getSequence',
         tags: ['sequences'],
         summary: 'Get a sequence with its enrollment stats',
         params: SequenceParams,

@@ -3,7 +3,7 @@ import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts'
 import { isTableId } from '../../src/domain/tables/ids.ts';
 import { TableParams, TableSchema } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 /** GET /api/tables/{tableId} */
 export const getTableRoute: RouteModule = (app, deps) => {
@@ -12,7 +12,6 @@ export const getTableRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:read' },
       schema: {
-        operationId: 'getTable',
         tags: ['tables'],
         summary: 'Get a research table',
         params: TableParams,

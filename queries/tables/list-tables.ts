@@ -2,8 +2,8 @@ import { z } from 'zod';
 import { TABLES, type TableRow, tableFromRow } from '../../projections/tables/tables.ts';
 import { TableSchema } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 const Query = PageQuery.extend({
   name: z
@@ -22,7 +22,6 @@ export const listTablesRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:read' },
       schema: {
-        operationId: 'listTables',
         tags: ['tables'],
         summary: 'List the research tables of the organization',
         querystring: Query,

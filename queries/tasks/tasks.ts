@@ -9,8 +9,8 @@ import type { SqlParams } from '../../src/domain/rows/sql-params.ts';
 import { isTaskId, readableTask } from '../../src/domain/tasks/access.ts';
 import { MAX_TASK_PAGE, TaskParams, TaskSchema } from '../../src/domain/tasks/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 import { boundCondition, oneOfFilterOrCondition, rowPredicate } from '../rows/predicate.ts';
 import { keysetQuery, nextCursorOf, type PageRequest, parseSort } from '../rows/row-page.ts';
 import { indexedConditions } from './indexed-conditions.ts';
@@ -100,7 +100,6 @@ export const queryTasksRoute: RouteModule = (app, deps) => {
       preValidation: boundCondition,
       validatorCompiler: rememberingBodyValidator,
       schema: {
-        operationId: 'queryTasks',
         tags: ['tasks'],
         summary: 'List the tasks a filter or condition selects',
         body: QueryTasksBody,
@@ -128,13 +127,7 @@ export const getTaskRoute: RouteModule = (app, deps) => {
     '/api/tasks/:taskId',
     {
       config: { access: 'tasks:read' },
-      schema: {
-        operationId: 'getTask',
-        tags: ['tasks'],
-        summary: 'Get a task',
-        params: TaskParams,
-        response: { 200: TaskSchema },
-      },
+      schema: { tags: ['tasks'], summary: 'Get a task', params: TaskParams, response: { 200: TaskSchema } },
     },
     async (request) => {
       const { taskId } = request.params;

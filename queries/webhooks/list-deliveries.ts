@@ -5,8 +5,8 @@ import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 import { DeliveriesQuery, DeliverySchema, WebhookParams } from '../../src/domain/webhooks/schemas.ts';
 import { isSubscriptionId, subscriptionNotFound } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 interface MessageRow {
   id: string;
@@ -39,7 +39,6 @@ export const listDeliveriesRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:read' },
       schema: {
-        operationId: 'listWebhookDeliveries',
         tags: ['webhooks'],
         summary: 'The delivery history of a webhook subscription',
         params: WebhookParams,

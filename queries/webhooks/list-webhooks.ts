@@ -4,8 +4,8 @@ import { webhookView } from '../../src/domain/webhooks/access.ts';
 import { WebhookParams, WebhookSchema } from '../../src/domain/webhooks/schemas.ts';
 import { isSubscriptionId, subscriptionNotFound } from '../../src/domain/webhooks/subscription-state.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
-import type { RouteModule } from '../../src/http/app.ts';
 import { decodeCursor, isTimestamp, PageQuery, pageFrom, pageOf } from '../../src/http/pagination.ts';
+import type { RouteModule } from '../../src/http/routes.ts';
 
 type Row = Omit<StoredSubscription, 'created_at'> & { created_at: Date };
 
@@ -16,7 +16,6 @@ export const listWebhooksRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:read' },
       schema: {
-        operationId: 'listWebhooks',
         tags: ['webhooks'],
         summary: 'List the webhook subscriptions',
         querystring: PageQuery,
@@ -55,7 +54,6 @@ export const getWebhookRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:read' },
       schema: {
-        operationId: 'getWebhook',
         tags: ['webhooks'],
         summary: 'Read a webhook subscription',
         params: WebhookParams,
