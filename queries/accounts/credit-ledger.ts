@@ -21,6 +21,7 @@ export const creditLedgerRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'jobs:read' },
       schema: {
+        operationId: 'listCreditLedger',
         tags: ['credits'],
         summary: "The organization's credit ledger, newest first",
         description:

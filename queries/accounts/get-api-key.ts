@@ -19,6 +19,7 @@ export const getApiKeyRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'keys:read' },
       schema: {
+        operationId: 'getApiKey',
         tags: ['keys'],
         summary: 'One API key of the organization',
         params: keyParams,

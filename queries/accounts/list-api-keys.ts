@@ -13,6 +13,7 @@ export const listApiKeysRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'keys:read' },
       schema: {
+        operationId: 'listApiKeys',
         tags: ['keys'],
         summary: "List the organization's API keys, oldest first",
         querystring: Query,

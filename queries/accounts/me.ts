@@ -44,6 +44,7 @@ export const meRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'authenticated' },
       schema: {
+        operationId: 'getMe',
         tags: ['keys'],
         summary: 'The calling key, its user and organization',
         response: { 200: meSchema },

@@ -18,6 +18,7 @@ export const listUsersRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'keys:read' },
       schema: {
+        operationId: 'listUsers',
         tags: ['keys'],
         summary: 'List the users of the organization',
         querystring: PageQuery,
@@ -45,6 +46,7 @@ export const getUserRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'keys:read' },
       schema: {
+        operationId: 'getUser',
         tags: ['keys'],
         summary: 'Get a user of the organization',
         params: UserParams,

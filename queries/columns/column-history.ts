@@ -51,6 +51,7 @@ export const columnHistoryRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:read' },
       schema: {
+        operationId: 'listColumnHistory',
         tags: ['columns'],
         summary: 'The changes of a column, oldest first',
         params: ColumnParams,

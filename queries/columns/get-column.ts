@@ -38,10 +38,12 @@ export const getColumnRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:read' },
       schema: {
+        operationId: 'getColumn',
         tags: ['columns'],
         summary: 'Get a column',
         params: ColumnParams,
         response: { 200: ColumnSchema },
+        responseHeaders: { 200: ['ETag'] },
       },
     },
     async (request, reply) => {

@@ -43,6 +43,7 @@ export const listColumnsRoute: RouteModule = (app, deps) => {
       // schema on the way out buys nothing; the schema still types the handler and documents the answer.
       serializerCompiler: () => (data) => JSON.stringify(data),
       schema: {
+        operationId: 'listColumns',
         tags: ['columns'],
         summary: 'List the columns of a table, ordered by position',
         params: TableParams,

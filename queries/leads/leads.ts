@@ -23,6 +23,7 @@ export const listLeadsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'leads:read' },
       schema: {
+        operationId: 'listLeads',
         tags: ['leads'],
         summary: 'List the leads of the organization',
         querystring: ListLeadsQuery,
@@ -56,7 +57,13 @@ export const getLeadRoute: RouteModule = (app, deps) => {
     '/api/leads/:leadId',
     {
       config: { access: 'leads:read' },
-      schema: { tags: ['leads'], summary: 'Get a lead', params: LeadParams, response: { 200: LeadSchema } },
+      schema: {
+        operationId: 'getLead',
+        tags: ['leads'],
+        summary: 'Get a lead',
+        params: LeadParams,
+        response: { 200: LeadSchema },
+      },
     },
     async (request) => {
       const { leadId } = request.params;

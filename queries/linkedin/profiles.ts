@@ -28,6 +28,7 @@ export const linkedinProfileRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'linkedin:read' },
       schema: {
+        operationId: 'getLinkedinProfile',
         tags: ['linkedin'],
         summary: 'Get a LinkedIn profile through the configured provider',
         params: ProfileParams,
@@ -56,6 +57,7 @@ export const linkedinPostsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'linkedin:read' },
       schema: {
+        operationId: 'listLinkedinPosts',
         tags: ['linkedin'],
         summary: "Get a LinkedIn profile's recent posts through the configured provider",
         querystring: PostsQuery,

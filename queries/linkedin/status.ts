@@ -33,6 +33,7 @@ export const linkedinStatusRoute: RouteModule = (app, deps) => {
       config: { access: 'linkedin:read' },
       schema: {
         tags: ['linkedin'],
+        operationId: 'getLinkedinStatus',
         summary:
           'LinkedIn sender accounts, and whether the LinkedIn data provider is configured and reachable',
         response: { 200: LinkedinStatusAnswer },
@@ -76,6 +77,7 @@ export const linkedinLimitsRoute: RouteModule = (app, deps) => {
       config: { access: 'linkedin:read' },
       schema: {
         tags: ['linkedin'],
+        operationId: 'getLinkedinLimits',
         summary: 'Daily limits of the LinkedIn sender accounts: used and remaining today (UTC)',
         response: { 200: LinkedinLimitsAnswer },
       },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { checkMetricsToken, installHttpMetrics, renderMetrics } from '../../src/http/metrics.ts';
+import { noKeyOr } from '../../src/http/openapi.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { metricsRegistry } from '../../src/metrics-registry.ts';
 
@@ -11,7 +12,10 @@ import { metricsRegistry } from '../../src/metrics-registry.ts';
 export const metricsRoute: RouteModule = (app, deps) => {
   installHttpMetrics(app);
   const schema = {
+    operationId: 'getMetrics',
     tags: ['operations'],
+    // No API key: the METRICS_TOKEN bearer when one is set (src/http/openapi.ts, metricsToken).
+    security: noKeyOr('metricsToken'),
     summary: 'Metrics in the Prometheus text format (bearer METRICS_TOKEN when set)',
     response: {
       200: { description: 'The metrics', content: { 'text/plain': { schema: z.string() } } },

@@ -11,6 +11,7 @@ export const getPromptRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:read' },
       schema: {
+        operationId: 'getPrompt',
         tags: ['prompts'],
         summary: 'Get a prompt template: its latest version, or the one asked for',
         params: PromptParams,

@@ -16,6 +16,7 @@ export const listPromptsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:read' },
       schema: {
+        operationId: 'listPrompts',
         tags: ['prompts'],
         summary: 'List the prompt templates of the organization (latest versions)',
         querystring: PageQuery,

@@ -17,6 +17,7 @@ export const listVersionsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:read' },
       schema: {
+        operationId: 'listPromptVersions',
         tags: ['prompts'],
         summary: 'List the versions of a prompt template (each immutable)',
         params: PromptParams,

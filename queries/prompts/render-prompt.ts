@@ -8,7 +8,7 @@ import { readPromptVersion } from './prompt-versions.ts';
 /**
  * POST /api/prompts/{promptId}/render: the text of a version with these variables. A read (it writes
  * nothing), so prompts:read; a POST because the variables are a body. 422 names every variable that
- * is missing or unknown.
+ * is missing or unknown, or the one that makes the text longer than a render may be.
  */
 export const renderPromptRoute: RouteModule = (app, deps) => {
   app.post(
@@ -16,6 +16,7 @@ export const renderPromptRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'prompts:read' },
       schema: {
+        operationId: 'renderPrompt',
         tags: ['prompts'],
         summary: 'Render a prompt template with variables',
         params: PromptParams,
@@ -28,6 +29,13 @@ export const renderPromptRoute: RouteModule = (app, deps) => {
       const { variables, version } = request.body;
       const row = await readPromptVersion(deps.pool, promptId, version, principalOf(request));
       const rendered = renderTemplate(row.template, row.variables, variables);
+      if (!rendered.ok && rendered.tooLarge) {
+        throw new AppError(
+          'template_output_too_large',
+          `Cannot render version ${row.version}: ${rendered.errors.map((e) => `${e.path} ${e.message}`).join('; ')}.`,
+          { errors: rendered.errors },
+        );
+      }
       if (!rendered.ok) {
         throw new AppError(
           'render_failed',

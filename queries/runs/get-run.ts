@@ -10,6 +10,7 @@ export const getRunRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'jobs:read' },
       schema: {
+        operationId: 'getRun',
         tags: ['runs'],
         summary: 'Get a column run: status, counts, credits',
         params: RunParams,

@@ -16,6 +16,7 @@ export const listRunsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'jobs:read' },
       schema: {
+        operationId: 'listRuns',
         tags: ['runs'],
         summary: "List a table's column runs, newest first",
         params: TableParams,

@@ -29,6 +29,7 @@ export const runRowsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'jobs:read' },
       schema: {
+        operationId: 'listRunRows',
         tags: ['runs'],
         summary: "A run's rows: outcome, HTTP status, duration, attempts, error",
         params: RunParams,

@@ -12,6 +12,7 @@ export const getSecretRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'secrets:read', noStore: true },
       schema: {
+        operationId: 'getSecret',
         tags: ['secrets'],
         summary: 'Get a workspace secret (value masked)',
         params: SecretParams,

@@ -28,6 +28,7 @@ export const listSecretsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'secrets:read', noStore: true },
       schema: {
+        operationId: 'listSecrets',
         tags: ['secrets'],
         summary: 'List the workspace secrets (values masked)',
         querystring: PageQuery,

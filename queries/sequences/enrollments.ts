@@ -22,6 +22,7 @@ export const listEnrollmentsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:read' },
       schema: {
+        operationId: 'listEnrollments',
         tags: ['sequences'],
         summary: 'List the enrollments of a sequence',
         params: SequenceParams,

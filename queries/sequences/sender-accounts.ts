@@ -15,6 +15,7 @@ export const listSendersRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:read' },
       schema: {
+        operationId: 'listSenderAccounts',
         tags: ['sequences'],
         summary: 'List the sender accounts of the organization',
         querystring: PageQuery,
@@ -41,6 +42,7 @@ export const getSenderRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:read' },
       schema: {
+        operationId: 'getSenderAccount',
         tags: ['sequences'],
         summary: 'Get a sender account',
         params: SenderAccountParams,

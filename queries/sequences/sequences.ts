@@ -20,6 +20,7 @@ export const listSequencesRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:read' },
       schema: {
+        operationId: 'listSequences',
         tags: ['sequences'],
         summary: 'List the sequences of the organization',
         querystring: ListSequencesQuery,
@@ -48,6 +49,7 @@ export const getSequenceRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'sequences:read' },
       schema: {
+        operationId: 'getSequence',
         tags: ['sequences'],
         summary: 'Get a sequence with its enrollment stats',
         params: SequenceParams,

@@ -12,6 +12,7 @@ export const getTableRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:read' },
       schema: {
+        operationId: 'getTable',
         tags: ['tables'],
         summary: 'Get a research table',
         params: TableParams,

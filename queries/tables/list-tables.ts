@@ -22,6 +22,7 @@ export const listTablesRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'tables:read' },
       schema: {
+        operationId: 'listTables',
         tags: ['tables'],
         summary: 'List the research tables of the organization',
         querystring: Query,

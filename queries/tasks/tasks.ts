@@ -100,6 +100,7 @@ export const queryTasksRoute: RouteModule = (app, deps) => {
       preValidation: boundCondition,
       validatorCompiler: rememberingBodyValidator,
       schema: {
+        operationId: 'queryTasks',
         tags: ['tasks'],
         summary: 'List the tasks a filter or condition selects',
         body: QueryTasksBody,
@@ -127,7 +128,13 @@ export const getTaskRoute: RouteModule = (app, deps) => {
     '/api/tasks/:taskId',
     {
       config: { access: 'tasks:read' },
-      schema: { tags: ['tasks'], summary: 'Get a task', params: TaskParams, response: { 200: TaskSchema } },
+      schema: {
+        operationId: 'getTask',
+        tags: ['tasks'],
+        summary: 'Get a task',
+        params: TaskParams,
+        response: { 200: TaskSchema },
+      },
     },
     async (request) => {
       const { taskId } = request.params;

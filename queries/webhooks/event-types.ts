@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { catalogueView } from '../../src/domain/webhooks/catalogue.ts';
+import { describeWebhooks } from '../../src/http/openapi.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
+import { catalogueWebhooks } from './openapi-webhooks.ts';
 
 const EventTypes = z.object({
   data: z.array(
@@ -15,6 +17,8 @@ const EventTypes = z.object({
 /** GET /api/webhooks/event-types: the catalogue, each type with the JSON Schema of its `data`. */
 export const eventTypesRoute: RouteModule = (app) => {
   const catalogue = { data: catalogueView() };
+  // The messages themselves, in the OpenAPI document's `webhooks`: one per event type.
+  describeWebhooks(app, catalogueWebhooks());
   app.get(
     '/api/webhooks/event-types',
     {

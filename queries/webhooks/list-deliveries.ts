@@ -39,6 +39,7 @@ export const listDeliveriesRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:read' },
       schema: {
+        operationId: 'listWebhookDeliveries',
         tags: ['webhooks'],
         summary: 'The delivery history of a webhook subscription',
         params: WebhookParams,

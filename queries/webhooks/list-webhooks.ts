@@ -16,6 +16,7 @@ export const listWebhooksRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:read' },
       schema: {
+        operationId: 'listWebhooks',
         tags: ['webhooks'],
         summary: 'List the webhook subscriptions',
         querystring: PageQuery,
@@ -54,6 +55,7 @@ export const getWebhookRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'webhooks:read' },
       schema: {
+        operationId: 'getWebhook',
         tags: ['webhooks'],
         summary: 'Read a webhook subscription',
         params: WebhookParams,

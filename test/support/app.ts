@@ -156,7 +156,8 @@ export function checkAnswers(app: ZodApp, secrets: SecretRegistry): void {
     const { method } = request;
     const status = reply.statusCode;
     const contentType = type === undefined ? undefined : String(type).split(';')[0]?.trim();
-    checkResponse(app, { method, url: request.url, route, status, contentType, body });
+    const headers = reply.getHeaders();
+    checkResponse(app, { method, url: request.url, route, status, contentType, body, headers });
     scanResponse(secrets, {
       method,
       route,
