@@ -13,7 +13,7 @@ import { errorCatalogue, routeStatuses } from '../../../src/errors.ts';
  */
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const SOURCE_DIRS = ['src', 'commands', 'queries', 'projections'];
+const SOURCE_DIRS = ['src', 'commands', 'queries', 'projections', 'services', 'processes', 'app'];
 
 const sources = SOURCE_DIRS.flatMap((dir) =>
   readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
