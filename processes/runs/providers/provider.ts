@@ -1,6 +1,5 @@
 import type { z } from 'zod';
 import type { SearchDeps } from '../../../services/search/lookup.ts';
-import type { Config } from '../../../src/config.ts';
 import type { Pool } from '../../../src/db/pool.ts';
 import type { ServiceDeps } from '../../../src/deps.ts';
 import { DEFAULT_CONCURRENCY } from '../../../src/domain/columns/config/http-request.ts';
