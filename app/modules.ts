@@ -5,6 +5,7 @@ import { columnsFeature } from './features/columns.ts';
 import { contentFeature } from './features/content.ts';
 import { leadsFeature } from './features/leads.ts';
 import { linkedinFeature } from './features/linkedin.ts';
+import { mcpFeature } from './features/mcp.ts';
 import { operationsFeature } from './features/operations.ts';
 import { promptsFeature } from './features/prompts.ts';
 import { rowsFeature } from './features/rows.ts';
@@ -38,6 +39,7 @@ export const features: readonly Feature[] = [
   webhooksFeature,
   searchFeature,
   linkedinFeature,
+  mcpFeature,
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

@@ -53,7 +53,20 @@ export const UNDESCRIBED_ROUTES: Record<string, string> = {
   '/openapi.json': 'the document itself, checked as an OpenAPI 3 document by the HTTP kernel suite',
   '/docs': 'the documentation UI (a redirect to its page), served by @fastify/swagger-ui',
   '/docs/*': "the documentation UI's static files, served by @fastify/swagger-ui",
+  '/mcp': 'the MCP endpoint: JSON-RPC messages and SSE streams the MCP specification describes (docs/mcp.md)',
 };
+
+/**
+ * Route prefixes answered outside the contract, each with why: the operator console's pages, forms,
+ * files and live stream are for people in a browser with a session, not the developer API (issue 36).
+ */
+export const UNDESCRIBED_PREFIXES: Record<string, string> = {
+  '/admin': 'the operator console: HTML pages, forms, static files and Server-Sent Events (docs/operations.md)',
+};
+
+const undescribed = (route: string) =>
+  route in UNDESCRIBED_ROUTES ||
+  Object.keys(UNDESCRIBED_PREFIXES).some((prefix) => route === prefix || route.startsWith(`${prefix}/`));
 
 // Not strict: the document's schemas carry OpenAPI keywords (`example`, `x-value-rules`) ajv does not know.
 const AJV_OPTIONS = { strict: false, allErrors: true };
@@ -130,7 +143,7 @@ export class ContractChecker {
   check(exchange: Exchange): string | undefined {
     const { route, status, contentType, body } = exchange;
     if (route === undefined) return this.checkUnrouted(exchange);
-    if (route in UNDESCRIBED_ROUTES) return undefined;
+    if (undescribed(route)) return undefined;
     const path = documentPath(route);
     // HEAD is fastify's twin of each GET: the GET's statuses and headers, no body.
     const method = exchange.method === 'HEAD' ? 'get' : exchange.method.toLowerCase();

@@ -5,6 +5,7 @@ import { registerColumnCommands } from './columns.ts';
 import { registerKeyCommands } from './keys.ts';
 import { registerLeadCommands } from './leads.ts';
 import { registerLinkedinCommands } from './linkedin.ts';
+import { registerMcpCommands } from './mcp.ts';
 import { registerPromptCommands } from './prompts.ts';
 import { registerRowCommands } from './rows.ts';
 import { registerRunCommands } from './runs.ts';
@@ -34,4 +35,5 @@ export const commandModules: CommandModule[] = [
   registerRunCommands,
   registerSearchCommands,
   registerLinkedinCommands,
+  registerMcpCommands,
 ];
