@@ -2,6 +2,7 @@ import { compose, type Feature } from '../src/feature.ts';
 import { accountsFeature } from './features/accounts.ts';
 import { autorunFeature } from './features/autorun.ts';
 import { columnsFeature } from './features/columns.ts';
+import { consoleFeature } from './features/console.ts';
 import { contentFeature } from './features/content.ts';
 import { leadsFeature } from './features/leads.ts';
 import { linkedinFeature } from './features/linkedin.ts';
@@ -40,6 +41,7 @@ export const features: readonly Feature[] = [
   searchFeature,
   linkedinFeature,
   mcpFeature,
+  consoleFeature(() => service.registry),
 ];
 
 /** The service: one event registry from the features' streams, their read models and routes. */

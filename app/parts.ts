@@ -3,6 +3,7 @@ import { PruneClock } from '../processes/webhooks/history-retention.ts';
 import { deliveryClient } from '../processes/webhooks/send.ts';
 import { PageCache } from '../queries/content/site/page-cache.ts';
 import { AuthState } from '../services/accounts/authenticator.ts';
+import { ConsoleRebuilds } from '../services/console/rebuilds.ts';
 import { articleWriter } from '../services/content/article-writer.ts';
 import { searchDepsFrom } from '../services/search/lookup.ts';
 import { SecretsVault } from '../services/secrets/vault.ts';
@@ -23,5 +24,6 @@ export function makeServiceParts(deps: Pick<ServiceDeps, 'config' | 'store' | 'p
     attemptLog: new AttemptLog(store),
     deliveryClient: deliveryClient(config),
     historyPrune: new PruneClock(),
+    consoleRebuilds: new ConsoleRebuilds(store),
   };
 }

@@ -1,3 +1,5 @@
+import type { OperatorSession } from './operators.ts';
+
 /** The scopes of contract section 5.2, plus key management. A bootstrap key holds all of them. */
 export const SCOPES = [
   'tables:read',
@@ -27,10 +29,12 @@ export const SCOPES = [
 export type Scope = (typeof SCOPES)[number];
 
 /**
- * What a route requires: a scope, `authenticated` (any valid key, e.g. GET /api/me), or `public`.
- * Every route declares one in its config; routes declaring nothing are refused at registration.
+ * What a route requires: a scope, `authenticated` (any valid key, e.g. GET /api/me), `public`, or
+ * `operator` (a signed-in session of the operator console, /admin: never an API key, and a session
+ * opens no other route). Every route declares one in its config; routes declaring nothing are refused
+ * at registration.
  */
-export type RouteAccess = Scope | 'authenticated' | 'public';
+export type RouteAccess = Scope | 'authenticated' | 'public' | 'operator';
 
 export interface Principal {
   keyId: string;
@@ -48,5 +52,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal?: Principal;
+    /** The signed-in operator of an `operator` route (src/auth/operators.ts). */
+    operator?: OperatorSession;
   }
 }

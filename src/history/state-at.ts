@@ -64,3 +64,36 @@ export async function stateAt(
     state: last ? view(state) : null,
   };
 }
+
+/**
+ * The state of a stream as it was right after its event `revision`, by the same replay as `stateAt`:
+ * the console's time travel by revision, and the two sides of a diff between revisions.
+ */
+export async function stateAtRevision(
+  store: EventStore,
+  registry: EventRegistry,
+  stream: string,
+  revision: bigint,
+): Promise<StateAt> {
+  const definition = registry.stream(categoryOf(stream));
+  if (!definition) throw new NoReplayerError(categoryOf(stream), registry.categories());
+  const events = await store.readStream(stream);
+  let state = definition.initialState();
+  let last: RecordedEvent | undefined;
+  for (const event of events) {
+    if (event.revision > revision) break;
+    state = definition.evolve(state, event);
+    last = event;
+  }
+  const replayed = last ? events.indexOf(last) + 1 : 0;
+  const view = definition.history?.view ?? ((s: unknown) => s);
+  return {
+    stream,
+    at: last?.recordedAt ?? new Date(0),
+    revision: last?.revision ?? null,
+    recordedAt: last?.recordedAt ?? null,
+    eventsReplayed: replayed,
+    eventsAfter: events.length - replayed,
+    state: last ? view(state) : null,
+  };
+}

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { operators } from '../auth/operators.ts';
 import type { ServiceDeps } from '../deps.ts';
 import { AppError } from '../errors.ts';
 import { installAccessControl } from './access-hook.ts';
@@ -138,7 +139,8 @@ export async function buildApp(deps: ServiceDeps, routes: readonly RouteModule[]
     // The documentation UI's own asset routes come from the plugin; they are public by nature.
     if (route.url.startsWith('/docs')) route.config = { ...(route.config as object), access: 'public' };
   });
-  installAccessControl(app, deps.authenticate);
+  // Operator routes (the console, /admin) take a session of src/auth/operators.ts, never an API key.
+  installAccessControl(app, deps.authenticate, (token) => operators.session(deps.pool, token));
   // After access control's: every POST route honours Idempotency-Key, or refuses it (src/http/idempotency.ts).
   installIdempotency(app, deps);
   await app.register(swaggerUi, { routePrefix: '/docs' });

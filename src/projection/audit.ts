@@ -1,7 +1,13 @@
 import type { Pool, PoolClient } from '../db/pool.ts';
 
 /** Operator actions on projections, kept in `projection_audit`: who did what, when, to which event. */
-export type AuditAction = 'retry' | 'skip' | 'rebuild_started' | 'rebuild_resumed' | 'rebuild';
+export type AuditAction =
+  | 'retry'
+  | 'skip'
+  | 'rebuild_started'
+  | 'rebuild_resumed'
+  | 'rebuild'
+  | 'rebuild_abandoned';
 
 export interface AuditEntry {
   id: number;

@@ -4,6 +4,8 @@ import type { EventStore, RecordedEvent } from '../event-store/port.ts';
 import { comparePositions } from '../event-store/port.ts';
 import { projectionAudit } from './audit.ts';
 import { checkpoints } from './checkpoints.ts';
+import { advisoryLockHeld, lockKeys } from './locks.ts';
+import { rebuildRecords } from './rebuild-records.ts';
 import type { Projection } from './types.ts';
 
 /** An operator's request that does not fit the projection's state; the message says what does. */
@@ -112,4 +114,16 @@ export async function skipEvent(
     });
   });
   return { event };
+}
+
+/**
+ * Abandon: drops a rebuild that is not running (interrupted): its shadow tables, checkpoint and record;
+ * the live tables are untouched. Refused while a process works on it. Audited when there was one.
+ */
+export async function abandonRebuild(pool: Pool, name: string, actor: string): Promise<boolean> {
+  if (await advisoryLockHeld(pool, lockKeys.rebuild(name)))
+    throw new ProjectionAdminError(`the rebuild of ${name} is running; stop it before abandoning it`);
+  const dropped = await rebuildRecords.abandon(pool, name);
+  if (dropped) await projectionAudit.record(pool, { projection: name, action: 'rebuild_abandoned', actor });
+  return dropped;
 }

@@ -5,8 +5,12 @@ import {
   type RebuildResult,
   rebuildProjection,
 } from '../../../src/projection/rebuild.ts';
-import { rebuildRecords } from '../../../src/projection/rebuild-records.ts';
-import { ProjectionAdminError, retryProjection, skipEvent } from '../../../src/projection/repair-admin.ts';
+import {
+  abandonRebuild,
+  ProjectionAdminError,
+  retryProjection,
+  skipEvent,
+} from '../../../src/projection/repair-admin.ts';
 import { type ProjectionReport, projectionReports } from '../../../src/projection/status-admin.ts';
 import type { Projection } from '../../../src/projection/types.ts';
 import { CliError } from '../errors.ts';
@@ -146,8 +150,13 @@ export async function rebuild(
 
 export async function abandon(ctx: AdminContext, name: string): Promise<void> {
   ctx.projection(name);
-  const dropped = await rebuildRecords.abandon(ctx.pool, name);
-  printLines(dropped ? `${name}: rebuild abandoned` : `${name}: no rebuild under way`);
+  try {
+    const dropped = await abandonRebuild(ctx.pool, name, ctx.actor);
+    printLines(dropped ? `${name}: rebuild abandoned` : `${name}: no rebuild under way`);
+  } catch (error) {
+    if (error instanceof ProjectionAdminError) throw new CliError(error.message);
+    throw error;
+  }
 }
 
 export async function retry(ctx: AdminContext, name: string): Promise<void> {

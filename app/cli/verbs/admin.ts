@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { registerCreditCommands } from '../admin/credits.ts';
 import { registerEventCommands } from '../admin/events.ts';
+import { registerOperatorCommands } from '../admin/operators.ts';
 import { registerProjectionCommands } from '../admin/projections.ts';
 import { registerSecretAdminCommands } from '../admin/secrets.ts';
 import { registerSyncCommands } from '../admin/sync.ts';
@@ -14,7 +15,7 @@ export function registerAdminCommands(program: Command): void {
   const admin = program
     .command('admin')
     .description(
-      'operator commands: projections, the event log, content sync, the secrets master key, credits (direct database access)',
+      'operator commands: projections, the event log, content sync, the secrets master key, credits, console operators (direct database access)',
     )
     .option('--actor <name>', 'who is acting, for the audit (default: STK_ADMIN_ACTOR or user@host)');
   registerProjectionCommands(admin);
@@ -22,4 +23,5 @@ export function registerAdminCommands(program: Command): void {
   registerSyncCommands(admin);
   registerSecretAdminCommands(admin);
   registerCreditCommands(admin);
+  registerOperatorCommands(admin);
 }

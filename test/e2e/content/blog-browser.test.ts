@@ -1,34 +1,11 @@
-import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { launchChromium } from '../../support/browser.ts';
 import { type ContentApp, startContentApp } from '../../support/content-app.ts';
 import { sampleArticles } from '../../support/content-samples.ts';
 
-// Debian's chromium package; CHROMIUM_PATH points elsewhere where it lives elsewhere.
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-async function launch(): Promise<Browser | string> {
-  if (!existsSync(CHROMIUM))
-    return `no Chromium at ${CHROMIUM}; install the chromium package or set CHROMIUM_PATH`;
-  try {
-    return await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-  } catch (error) {
-    return `Chromium did not start: ${(error as Error).message.split('\n')[0]}`;
-  }
-}
-
-const browser = await launch();
+const browser = await launchChromium();
 const test = suite<{ ctx: ContentApp; browser: Browser }>('blog in a real browser');
 
 if (typeof browser === 'string') {

@@ -51,7 +51,7 @@ test.after(async (ctx) => {
   await ctx.t.close();
 });
 
-const ACCESS = new Set<unknown>([...SCOPES, 'authenticated', 'public']);
+const ACCESS = new Set<unknown>([...SCOPES, 'authenticated', 'public', 'operator']);
 const scoped = () => seen.filter((r) => SCOPES.includes(r.access as Scope));
 
 /** A concrete path for a route pattern: each parameter gets a made-up value. */
@@ -64,7 +64,7 @@ const send = (t: TestApp, route: SeenRoute, apiKey?: string) =>
     body: ['POST', 'PUT', 'PATCH'].includes(route.method) ? {} : undefined,
   });
 
-test('every registered route declares a scope, authenticated or public', () => {
+test('every registered route declares a scope, authenticated, public or operator', () => {
   assert.ok(seen.length >= 5, `saw only ${seen.length} routes`);
   const missing = seen.filter((r) => !ACCESS.has(r.access));
   assert.equal(missing, [], `routes without a valid access declaration: ${JSON.stringify(missing)}`);
@@ -98,7 +98,27 @@ test('every non-public route answers 401 without a key', async ({ t }) => {
   for (const route of seen.filter((r) => r.access !== 'public')) {
     const res = await send(t, route);
     assert.is(res.status, 401, `${route.method} ${route.url}: ${JSON.stringify(res.body)}`);
-    assert.match(res.headers['www-authenticate'] ?? '', /^Bearer/);
+    // An API route asks for a key; an operator route (the console) for its sign-in.
+    assert.match(res.headers['www-authenticate'] ?? '', route.access === 'operator' ? /^Cookie/ : /^Bearer/);
+  }
+});
+
+test('operator routes (the console) open to no API key, even one holding every scope', async ({
+  t,
+  rootKey,
+}) => {
+  const routes = seen.filter((r) => r.access === 'operator');
+  assert.ok(routes.length >= 10, `saw only ${routes.length} operator routes`);
+  assert.ok(
+    routes.every((r) => r.url.startsWith('/admin')),
+    'operator routes are the console',
+  );
+  for (const route of routes) {
+    const res = await call(t.app, route.method, concrete(route.url), {
+      headers: { ...bearer(rootKey), 'x-api-key': rootKey },
+      body: route.method === 'POST' ? {} : undefined,
+    });
+    assert.is(res.status, 401, `${route.method} ${route.url} with a developer key`);
   }
 });
 
