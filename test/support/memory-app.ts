@@ -124,11 +124,16 @@ export interface MemoryAppContext {
 /**
  * A suite of API specs over one in-memory app with `routes`, shared by its tests (each names streams
  * of its own), with an all-scopes key: what `tablesSuite` is on PostgreSQL, without a database.
+ * `options.clock` fixes the time the app's deciders see, so a spec can name the `at` of its events.
  */
-export function memoryAppSuite(name: string, routes: readonly RouteModule[]) {
+export function memoryAppSuite(
+  name: string,
+  routes: readonly RouteModule[],
+  options: { clock?: () => Date; env?: Record<string, string> } = {},
+) {
   const test = suite<MemoryAppContext>(name);
   test.before(async (ctx) => {
-    ctx.t = await startMemoryApp({ routes });
+    ctx.t = await startMemoryApp({ routes, ...options });
     const { apiKey, keyId, organizationId } = ctx.t.issueKey();
     Object.assign(ctx, { key: apiKey, keyId, organizationId });
   });

@@ -1,9 +1,14 @@
 import * as assert from 'uvu/assert';
-import { promptStream } from '../../../src/domain/prompts/prompt-state.ts';
+import { promptNamesStream, promptStream } from '../../../src/domain/prompts/prompt-state.ts';
 import { bearer, bootstrapAccount, call, issueKey } from '../../support/accounts.ts';
+import { thenAppended, whenRequest } from '../../support/api-spec.ts';
 import { createPrompt, promptPath } from '../../support/prompts.ts';
 import { tablesSuite } from '../../support/tables.ts';
 
+/*
+ * The specs that read a read model (GET, list, versions, render, delete). The create refusals and name
+ * uniqueness, which read only streams, are API specs in memory: test/unit/prompts/prompts-api.test.ts.
+ */
 const test = tablesSuite('prompts API: create, versions, get, list, render, delete');
 
 const paths = (body: { errors?: { path: string }[] }) => (body.errors ?? []).map((e) => e.path).sort();
@@ -12,11 +17,13 @@ test('POST creates version 1 (201, Location); variables default to the placehold
   t,
   key,
   keyId,
+  organizationId,
 }) => {
-  const res = await call(t.app, 'POST', '/api/prompts', {
+  const when = await whenRequest(t, 'POST', '/api/prompts', {
     headers: bearer(key),
     body: { name: 'Intro', template: 'Write to {{ name }} at {{company}}.' },
   });
+  const res = when.answer;
   assert.is(res.status, 201, JSON.stringify(res.body));
   assert.match(res.body.id, /^prm_[0-9a-z]{20}$/);
   assert.is(res.headers.location, `/api/prompts/${res.body.id}`);
@@ -42,57 +49,30 @@ test('POST creates version 1 (201, Location); variables default to the placehold
   const [event] = await t.deps.store.readStream(promptStream.name(res.body.id));
   assert.is(event!.type, 'PromptTemplateCreated');
   assert.is(event!.metadata.actor, keyId);
-});
-
-test('placeholder rules: a declared unused variable or an undeclared placeholder is a 400 naming it; nothing stored', async ({
-  t,
-  key,
-}) => {
-  const cases: [object, string[]][] = [
-    [
-      { name: 'P1', template: '{{a}}', variables: [{ name: 'a' }, { name: 'unused' }] },
-      ['variables[1].name'],
-    ],
-    [{ name: 'P2', template: '{{a}} {{b}}', variables: [{ name: 'a' }] }, ['template']],
-    [{ name: 'P3', template: '{{secrets.token}}' }, ['template']],
-    [{ name: 'P4', template: '' }, ['template']],
-    [{ name: ' ', template: 'x' }, ['name']],
-    [{ name: 'P5', template: 'x', extra: 1 }, ['extra']],
-    [
-      { name: 'P6', template: '{{a}}', variables: [{ name: 'a', required: true, default: 'x' }] },
-      ['variables[0].required'],
-    ],
-  ];
-  for (const [body, expected] of cases) {
-    const res = await call(t.app, 'POST', '/api/prompts', { headers: bearer(key), body });
-    assert.is(res.status, 400, JSON.stringify(body));
-    assert.is(res.body.code, 'validation_failed');
-    assert.equal(paths(res.body), expected, JSON.stringify(body));
-  }
-  const list = await call(t.app, 'GET', '/api/prompts?limit=100', { headers: bearer(key) });
-  assert.not.ok(list.body.data.some((p: { name: string }) => /^P\d$/.test(p.name)));
-  // A refused create left its name free.
-  assert.is(
-    (await call(t.app, 'POST', '/api/prompts', { headers: bearer(key), body: { name: 'P1', template: 'x' } }))
-      .status,
-    201,
-  );
-});
-
-test('names are unique per organization (409); another organization may use the same name', async ({
-  t,
-  key,
-  otherKey,
-}) => {
-  await createPrompt(t.app, key, { name: 'Unique', template: 'x' });
-  const again = await call(t.app, 'POST', '/api/prompts', {
-    headers: bearer(key),
-    body: { name: 'Unique', template: 'y' },
-  });
-  assert.is(again.status, 409);
-  assert.is(again.body.code, 'prompt_name_taken');
-  assert.equal(paths(again.body), ['name']);
-  await createPrompt(t.app, otherKey, { name: 'Unique', template: 'z' });
+  const { id: promptId, createdAt: at } = res.body;
+  thenAppended(when, keyId, [
+    {
+      stream: promptNamesStream.name(organizationId),
+      type: 'PromptNameClaimed',
+      data: { organizationId, name: 'Intro', promptId },
+    },
+    {
+      stream: promptStream.name(promptId),
+      type: 'PromptTemplateCreated',
+      data: {
+        promptId,
+        organizationId,
+        name: 'Intro',
+        description: null,
+        template: 'Write to {{ name }} at {{company}}.',
+        variables: [
+          { name: 'name', required: true },
+          { name: 'company', required: true },
+        ],
+        at,
+      },
+    },
+  ]);
 });
 
 test('PATCH makes the next version; versions stay as they were; ?version= and /versions show each', async ({
