@@ -11,13 +11,15 @@ import type { Projections } from '../../../src/projection/projections.ts';
  * Tables that legitimately change on a refused request, so a checksum over them would cry wolf:
  * the events and their streams are compared by the log's head instead; api_key_usage is telemetry
  * written on every authenticated request (src/auth/last-used.ts), refused or not; projection
- * checkpoints move on their own; the migration ledger never changes here.
+ * checkpoints move on their own, and so do the console's lag samples (processes/console/lag-sampler.ts,
+ * every 10 s); the migration ledger never changes here.
  */
 const NOT_READ_MODELS = new Set([
   'events',
   'streams',
   'api_key_usage',
   'projection_checkpoints',
+  'projection_lag_samples',
   'pgmigrations',
 ]);
 
