@@ -5,6 +5,7 @@ import { createAuthenticator } from '../../../services/accounts/authenticator.ts
 import { operators } from '../../../src/auth/operators.ts';
 import { bearer, bootstrapAccount } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
+import { consoleSession, cookiesOf, signIn as signInAs } from '../../support/console.ts';
 
 /*
  * The console's sign-in and access rules at the HTTP level (issue 36): the browser suite
@@ -27,45 +28,9 @@ test.after(async (ctx) => {
   await ctx.t.close();
 });
 
-const cookiesOf = (setCookie: string | string[] | undefined) =>
-  new Map(
-    [setCookie ?? []].flat().map((c) => {
-      const [pair] = c.split(';');
-      const eq = pair!.indexOf('=');
-      return [pair!.slice(0, eq), { value: pair!.slice(eq + 1), raw: c }];
-    }),
-  );
-
-/** Signs in as a browser would: the form's token and its cookie, then the credential. */
-async function signIn(t: TestApp, credential: string, headers: Record<string, string> = {}) {
-  const form = await t.app.inject({ method: 'GET', url: '/admin/sign-in', headers });
-  const token = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1];
-  const formCookie = cookiesOf(form.headers['set-cookie']).get('stk_console_signin');
-  assert.ok(token && formCookie, 'the form carries its token and sets its cookie');
-  return t.app.inject({
-    method: 'POST',
-    url: '/admin/sign-in',
-    headers: {
-      ...headers,
-      'content-type': 'application/x-www-form-urlencoded',
-      cookie: `stk_console_signin=${formCookie!.value}`,
-    },
-    payload: new URLSearchParams({ _csrf: token!, credential, next: '/admin/work' }).toString(),
-  });
-}
-
-async function session(t: TestApp, credential: string) {
-  const res = await signIn(t, credential);
-  assert.is(res.statusCode, 303);
-  const cookie = cookiesOf(res.headers['set-cookie']).get('stk_console')!;
-  const page = await t.app.inject({
-    method: 'GET',
-    url: '/admin/projections',
-    headers: { cookie: `stk_console=${cookie.value}` },
-  });
-  const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1]!;
-  return { cookie: `stk_console=${cookie.value}`, csrf };
-}
+const signIn = (t: TestApp, credential: string, headers: Record<string, string> = {}) =>
+  signInAs(t.app, credential, headers);
+const session = (t: TestApp, credential: string) => consoleSession(t.app, credential);
 
 test('sign-in: a session cookie with every flag, Secure behind HTTPS; the form token must match its cookie', async ({
   t,
