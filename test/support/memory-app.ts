@@ -38,6 +38,8 @@ export interface MemoryKey {
   apiKey: string;
   keyId: string;
   organizationId: string;
+  /** The key's user: a spec that needs them a member gives their user stream. */
+  userId: string;
 }
 
 /**
@@ -97,13 +99,9 @@ export async function startMemoryApp(options: {
     issueKey({ organizationId = randomUUID(), scopes = SCOPES } = {}) {
       const key = generateKey();
       secrets.add(key.secret, 'API key secret');
-      principals.set(key.apiKey, {
-        keyId: key.keyId,
-        organizationId,
-        userId: randomUUID(),
-        scopes: new Set(scopes),
-      });
-      return { apiKey: key.apiKey, keyId: key.keyId, organizationId };
+      const userId = randomUUID();
+      principals.set(key.apiKey, { keyId: key.keyId, organizationId, userId, scopes: new Set(scopes) });
+      return { apiKey: key.apiKey, keyId: key.keyId, organizationId, userId };
     },
     close: async () => {
       await app.close();
@@ -115,10 +113,11 @@ export async function startMemoryApp(options: {
 
 export interface MemoryAppContext {
   t: MemoryApp;
-  /** An all-scopes key of one organization, its id and the organization. */
+  /** An all-scopes key of one organization, its id, the organization and the key's user. */
   key: string;
   keyId: string;
   organizationId: string;
+  userId: string;
 }
 
 /**
@@ -134,8 +133,8 @@ export function memoryAppSuite(
   const test = suite<MemoryAppContext>(name);
   test.before(async (ctx) => {
     ctx.t = await startMemoryApp({ routes, ...options });
-    const { apiKey, keyId, organizationId } = ctx.t.issueKey();
-    Object.assign(ctx, { key: apiKey, keyId, organizationId });
+    const { apiKey, keyId, organizationId, userId } = ctx.t.issueKey();
+    Object.assign(ctx, { key: apiKey, keyId, organizationId, userId });
   });
   test.after(async (ctx) => {
     await ctx.t.close();
