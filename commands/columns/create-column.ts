@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  ColumnResponseSchema,
   ConfigCreateSchema,
   PROVIDER_SPECS,
   validateColumnConfig,
@@ -24,7 +25,6 @@ import {
   type Column,
   ColumnKeySchema,
   ColumnKindSchema,
-  ColumnSchema,
   DataTypeSchema,
   deriveKey,
   LabelSchema,
@@ -133,7 +133,7 @@ export const createColumnRoute: RouteModule = (app, deps) => {
         summary: 'Create a column',
         params: TableParams,
         body: CreateColumnBody,
-        response: { 201: ColumnSchema },
+        response: { 201: ColumnResponseSchema },
         responseHeaders: { 201: ['ETag'] },
       },
     },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  ColumnResponseSchema,
   ConfigPatchSchema,
   PROVIDER_SPECS,
   validateColumnConfig,
@@ -16,13 +17,7 @@ import { boundRunConditions, invalidConfig } from '../../src/domain/columns/conf
 import { diffConfig, mergeConfig } from '../../src/domain/columns/config-merge.ts';
 import { etagOf, ifMatchRevision } from '../../src/domain/columns/etag.ts';
 import type { ColumnEvent } from '../../src/domain/columns/events.ts';
-import {
-  AutoRunSchema,
-  type Column,
-  ColumnSchema,
-  LabelSchema,
-  PositionSchema,
-} from '../../src/domain/columns/fields.ts';
+import { AutoRunSchema, type Column, LabelSchema, PositionSchema } from '../../src/domain/columns/fields.ts';
 import { refuseRetriggerCycle, triggerColumn } from '../../src/domain/columns/retrigger-cycle.ts';
 import { columnNotFound, memberColumn } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
@@ -114,7 +109,7 @@ export const patchColumnRoute: RouteModule = (app, deps) => {
         params: ColumnParams,
         headers: z.looseObject({ 'if-match': z.string().optional() }),
         body: PatchColumnBody,
-        response: { 200: ColumnSchema },
+        response: { 200: ColumnResponseSchema },
         responseHeaders: { 200: ['ETag'] },
       },
     },

@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { ColumnResponseSchema } from '../../processes/runs/providers/index.ts';
 import { columnsProjection } from '../../projections/columns/columns.ts';
 import { loadTableForWrite } from '../../services/tables/load.ts';
 import { handleCommand } from '../../src/command.ts';
 import { columnStream } from '../../src/domain/columns/column-state.ts';
-import { type Column, ColumnSchema } from '../../src/domain/columns/fields.ts';
+import type { Column } from '../../src/domain/columns/fields.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { AppError, type FieldError } from '../../src/errors.ts';
@@ -75,7 +76,7 @@ export const reorderColumnsRoute: RouteModule = (app, deps) => {
         summary: 'Reorder the columns of a table',
         params: TableParams,
         body: ReorderColumnsBody,
-        response: { 200: z.array(ColumnSchema) },
+        response: { 200: z.array(ColumnResponseSchema) },
       },
     },
     async (request) => {

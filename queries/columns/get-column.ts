@@ -1,9 +1,9 @@
+import { ColumnResponseSchema } from '../../processes/runs/providers/index.ts';
 import { COLUMNS, type ColumnRow, columnFromRow } from '../../projections/columns/columns.ts';
 import { TABLES } from '../../projections/tables/tables.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { etagOf } from '../../src/domain/columns/etag.ts';
-import { ColumnSchema } from '../../src/domain/columns/fields.ts';
 import { columnNotFound, readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
 import { isColumnId, isTableId } from '../../src/domain/tables/ids.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
@@ -42,7 +42,7 @@ export const getColumnRoute: RouteModule = (app, deps) => {
         tags: ['columns'],
         summary: 'Get a column',
         params: ColumnParams,
-        response: { 200: ColumnSchema },
+        response: { 200: ColumnResponseSchema },
         responseHeaders: { 200: ['ETag'] },
       },
     },

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import { ColumnResponseSchema } from '../../processes/runs/providers/index.ts';
 import { COLUMN_FIELDS, COLUMNS, type ColumnRow, columnFromRow } from '../../projections/columns/columns.ts';
 import { RUNS } from '../../projections/runs/runs.ts';
 import { TABLES } from '../../projections/tables/tables.ts';
-import { ColumnSchema } from '../../src/domain/columns/fields.ts';
 import { readableTable, tableNotFound } from '../../src/domain/tables/access.ts';
 import { isTableId } from '../../src/domain/tables/ids.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
@@ -47,7 +47,7 @@ export const listColumnsRoute: RouteModule = (app, deps) => {
         tags: ['columns'],
         summary: 'List the columns of a table, ordered by position',
         params: TableParams,
-        response: { 200: z.array(ColumnSchema) },
+        response: { 200: z.array(ColumnResponseSchema) },
       },
     },
     async (request) => {

@@ -6,7 +6,12 @@ import {
   configRefs as refsWith,
   validateColumnConfig as validateWith,
 } from '../../../src/domain/columns/config/index.ts';
-import { configCreateSchema, configPatchSchema } from '../../../src/domain/columns/config-input.ts';
+import {
+  columnConfigSchema,
+  configCreateSchema,
+  configPatchSchema,
+} from '../../../src/domain/columns/config-input.ts';
+import { columnSchemaWith } from '../../../src/domain/columns/fields.ts';
 import type { ColumnRef } from '../../../src/domain/columns/references.ts';
 import { NOTHING_DONE_CODES } from '../../../src/domain/runs/charge-rules.ts';
 import type { Executor } from '../executor.ts';
@@ -69,6 +74,9 @@ export const ConfigCreateSchema = configCreateSchema(COLUMN_PROVIDERS);
 
 /** `config` of a PATCH request, its OpenAPI description listing the registry's providers. */
 export const ConfigPatchSchema = configPatchSchema(COLUMN_PROVIDERS);
+
+/** A column as the API shows it: its `config` one of the registry's providers' (or none, or as stored). */
+export const ColumnResponseSchema = columnSchemaWith(columnConfigSchema(COLUMN_PROVIDERS));
 
 /**
  * Credits per row for a column's config: its provider's price. A column without a provider (an input

@@ -47,21 +47,26 @@ export function deriveKey(label: string): string {
   return key.slice(0, 63).replace(/_+$/, '');
 }
 
-/** Contract 2.3. */
-export const ColumnSchema = z
-  .object({
-    id: z.string(),
-    key: z.string(),
-    label: z.string(),
-    kind: ColumnKindSchema,
-    dataType: DataTypeSchema,
-    origin: OriginSchema,
-    status: z.enum(STATUSES),
-    autoRun: AutoRunSchema,
-    config: z.record(z.string(), z.unknown()).describe('Provider-specific; see the *Config schemas'),
-    position: z.number(),
-    isImportant: z.boolean(),
-  })
-  .meta({ id: 'Column' });
+/**
+ * Contract 2.3: a column as the domain decides on it, its config any object (the providers, which
+ * type it, are the application's: processes/runs/providers/). The API shows it as columnSchemaWith
+ * the providers' config union.
+ */
+export const ColumnSchema = z.object({
+  id: z.string(),
+  key: z.string(),
+  label: z.string(),
+  kind: ColumnKindSchema,
+  dataType: DataTypeSchema,
+  origin: OriginSchema,
+  status: z.enum(STATUSES),
+  autoRun: AutoRunSchema,
+  config: z.record(z.string(), z.unknown()).describe('Provider-specific; see the *Config schemas'),
+  position: z.number(),
+  isImportant: z.boolean(),
+});
+
+/** The Column of the API (its OpenAPI component): ColumnSchema with `config` typed by `config`. */
+export const columnSchemaWith = (config: z.ZodType) => ColumnSchema.extend({ config }).meta({ id: 'Column' });
 
 export type Column = z.infer<typeof ColumnSchema>;

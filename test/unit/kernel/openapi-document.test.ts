@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { service } from '../../../app/modules.ts';
+import { COLUMN_PROVIDERS } from '../../../processes/runs/providers/index.ts';
 import { CATALOGUE } from '../../../src/domain/webhooks/catalogue.ts';
 import { startMemoryApp } from '../../support/memory-app.ts';
 import { type LintProblem, lintOpenApi, tally } from '../../support/openapi-lint.ts';
@@ -240,6 +241,35 @@ test('an `Input` twin of a schema is left only where it differs, and says why', 
     assert.ok(base in schemas, `${name} stands alone: it should take the name ${base}`);
     assert.match(String(schema.description), `${base} as a request sends it`);
   }
+});
+
+test("a column's config: one schema per provider, by `provider`, in create, PATCH and the Column", ({
+  doc,
+}) => {
+  const refs = (node: unknown) =>
+    new Set(
+      findKeys(node, '$ref', () => true).map((at) => {
+        let here: unknown = node;
+        for (const key of at.split('/').filter(Boolean)) here = (here as Record<string, unknown>)[key];
+        return String((here as { $ref: string }).$ref).replace('#/components/schemas/', '');
+      }),
+    );
+  const body = (path: string, method: string) =>
+    (doc.paths[path]?.[method] as { requestBody: { content: Record<string, { schema: unknown }> } })
+      .requestBody.content['application/json']?.schema as { properties: { config: unknown } };
+  const ids = COLUMN_PROVIDERS.map((p) => String(p.configSchema.meta()?.id));
+  const created = refs(body('/api/tables/{tableId}/columns', 'post').properties.config);
+  const patched = refs(body('/api/tables/{tableId}/columns/{columnId}', 'patch').properties.config);
+  const shown = refs(
+    (doc.components.schemas.Column as { properties: { config: unknown } }).properties.config,
+  );
+  for (const id of ids) {
+    assert.ok(created.has(id) || created.has(`${id}Input`), `create takes ${id}`);
+    assert.ok(patched.has(id.replace(/Config$/, 'ConfigPatch')), `PATCH takes ${id}'s patch form`);
+    assert.ok(shown.has(id), `a Column shows ${id}`);
+  }
+  for (const id of [...created, ...patched, ...shown])
+    assert.ok(id in doc.components.schemas, `${id} is a component`);
 });
 
 test('the webhooks: one per event type of the catalogue, each with its payload', ({ doc }) => {

@@ -40,21 +40,27 @@ const Route = z.strictObject({
   ...listFields,
 });
 
+const SyncToTableFields = z.strictObject({
+  provider: z.literal('sync_to_table'),
+  destinationTableId: z.string().min(1).max(64).describe('a table of the same organization'),
+  routes: z.array(Route).max(50).optional(),
+  runCondition,
+  ...listFields,
+});
+
+/**
+ * listPath defaults to items, written into the config so that it shows; a route without its own
+ * listPath inherits the top-level one. A codec, not a transform: the completed config has the same
+ * fields, so the OpenAPI document shows its schema and an answer can be serialized through it.
+ */
 export const SyncToTableConfigSchema = z
-  .strictObject({
-    provider: z.literal('sync_to_table'),
-    destinationTableId: z.string().min(1).max(64).describe('a table of the same organization'),
-    routes: z.array(Route).max(50).optional(),
-    runCondition,
-    ...listFields,
+  .codec(SyncToTableFields, SyncToTableFields, {
+    decode: (config) =>
+      config.syncMode === 'list' && config.listPath === undefined
+        ? { ...config, listPath: DEFAULT_LIST_PATH }
+        : config,
+    encode: (config) => config as z.output<typeof SyncToTableFields>,
   })
-  // listPath defaults to items, written into the config so that it shows; a route without its own
-  // listPath inherits the top-level one.
-  .transform((config) =>
-    config.syncMode === 'list' && config.listPath === undefined
-      ? { ...config, listPath: DEFAULT_LIST_PATH }
-      : config,
-  )
   .meta({ id: 'SyncToTableConfig', description: 'config of a column with provider sync_to_table' });
 
 type SyncConfig = z.output<typeof SyncToTableConfigSchema>;
