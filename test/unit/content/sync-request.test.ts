@@ -4,8 +4,14 @@ import * as assert from 'uvu/assert';
 import { isCronAuthorized } from '../../../commands/content/cron-bearer.ts';
 import { parseNamedSync } from '../../../services/content/sync-request.ts';
 import type { ArticleContent } from '../../../src/content-api/article.ts';
-import { articleStream, contentHash, syncArticle } from '../../../src/domain/content/article.ts';
+import {
+  type ArticleEvent,
+  articleStream,
+  contentHash,
+  syncArticle,
+} from '../../../src/domain/content/article.ts';
 import { AppError } from '../../../src/errors.ts';
+import { given, NOW } from '../../support/decider-spec.ts';
 
 const test = suite('sync request and article decider');
 
@@ -99,17 +105,23 @@ const article: ArticleContent = {
   publishedAt: '2024-01-01T00:00:00.000Z',
   updatedAt: null,
 };
-const now = new Date('2025-06-01T12:00:00.000Z');
+const at = NOW.toISOString();
+/** The event a sync of `content` decides at NOW, stored with the hash `hash` (the present form by default). */
+const synced = (
+  content: ArticleContent,
+  source: 'full' | 'named',
+  hash = contentHash('blog', content),
+): ArticleEvent => ({
+  type: 'ArticleSynced',
+  data: { ...content, kind: 'blog', contentHash: hash, source, fetchedAt: at },
+});
 
 test('decider: given no events, when synced, then ArticleSynced with the hash and the fetch time', () => {
-  const events = syncArticle.decide(
-    { kind: 'blog', article, source: 'named' },
-    articleStream.initialState(),
-    now,
-  );
-  assert.is(events.length, 1);
+  const events = given(syncArticle, [])
+    .when({ kind: 'blog', article, source: 'named' })
+    .thenEvents([synced(article, 'named')]);
   assert.is(events[0]!.data.contentHash, contentHash('blog', article));
-  assert.is(events[0]!.data.fetchedAt, now.toISOString());
+  assert.is(events[0]!.data.fetchedAt, NOW.toISOString());
   assert.is(events[0]!.data.source, 'named');
   const state = events.reduce(articleStream.evolve, articleStream.initialState());
   // No provider update time: the publication time is the row's updated_at.
@@ -129,24 +141,21 @@ test('decider: given an article stored with the earlier form of the hash, when s
   const earlier = createHash('sha256')
     .update(JSON.stringify({ kind: 'blog', ...article }))
     .digest('hex');
-  assert.equal(
-    syncArticle.decide({ kind: 'blog', article, source: 'full' }, { contentHash: earlier }, now),
-    [],
-  );
+  const stored = [synced(article, 'full', earlier)];
+  given(syncArticle, stored).when({ kind: 'blog', article, source: 'full' }).thenEvents([]);
   const changed = { ...article, title: 'Another title' };
-  assert.is(
-    syncArticle.decide({ kind: 'blog', article: changed, source: 'full' }, { contentHash: earlier }, now)
-      .length,
-    1,
-  );
+  given(syncArticle, stored)
+    .when({ kind: 'blog', article: changed, source: 'full' })
+    .thenEvents([synced(changed, 'full')]);
 });
 
 test('decider: given the same content, when synced again, then nothing', () => {
-  const first = syncArticle.decide({ kind: 'blog', article, source: 'full' }, {}, now);
-  const state = first.reduce(articleStream.evolve, articleStream.initialState());
-  assert.equal(syncArticle.decide({ kind: 'blog', article, source: 'named' }, state, now), []);
+  const first = given(syncArticle, []).when({ kind: 'blog', article, source: 'full' }).events();
+  given(syncArticle, first).when({ kind: 'blog', article, source: 'named' }).thenEvents([]);
   const changed = { ...article, html: '<p>b</p>' };
-  assert.is(syncArticle.decide({ kind: 'blog', article: changed, source: 'named' }, state, now).length, 1);
+  given(syncArticle, first)
+    .when({ kind: 'blog', article: changed, source: 'named' })
+    .thenEvents([synced(changed, 'named')]);
 });
 
 test.run();
