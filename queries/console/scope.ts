@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceDeps } from '../../src/deps.ts';
-import { AppError } from '../../src/errors.ts';
+import { AppError, type FieldError } from '../../src/errors.ts';
 import { errorHandler } from '../../src/http/problem.ts';
 import type { RouteModule, ZodApp } from '../../src/http/routes.ts';
 import { html } from './ui/html.ts';
@@ -22,7 +22,9 @@ function consoleErrors(error: FastifyError, request: FastifyRequest, reply: Fast
     return reply.redirect(`/admin/sign-in?next=${encodeURIComponent(safeNext(request.url))}`, 303);
   let status = 500;
   let detail = 'An unexpected error occurred; the log has it under this request id.';
-  if (error instanceof AppError) [status, detail] = [error.status, error.detail];
+  let fields: FieldError[] = [];
+  if (error instanceof AppError)
+    [status, detail, fields] = [error.status, error.detail, error.extra.errors ?? []];
   else if (error.validation || (error.statusCode && error.statusCode < 500))
     [status, detail] = [error.statusCode ?? 400, error.message];
   else request.log.error({ err: error }, 'unhandled error');
@@ -36,6 +38,7 @@ function consoleErrors(error: FastifyError, request: FastifyRequest, reply: Fast
         operator: request.operator,
         body: html`<h1>${status === 404 ? 'Not found' : 'Something went wrong'}</h1>
 <p class="error" role="alert">${detail}</p>
+${fields.length > 0 ? html`<ul>${fields.map((f) => html`<li><code>${f.path}</code>: ${f.message}</li>`)}</ul>` : ''}
 <p class="meta">Request id <code>${request.id}</code></p>
 <p><a href="/admin/projections">Back to the console</a></p>`,
       }),

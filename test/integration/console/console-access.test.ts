@@ -5,7 +5,7 @@ import { createAuthenticator } from '../../../services/accounts/authenticator.ts
 import { operators } from '../../../src/auth/operators.ts';
 import { bearer, bootstrapAccount } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
-import { consoleSession, cookiesOf, signIn as signInAs } from '../../support/console.ts';
+import { consoleSession, cookiesOf, postForm, signIn as signInAs } from '../../support/console.ts';
 
 /*
  * The console's sign-in and access rules at the HTTP level (issue 36): the browser suite
@@ -143,6 +143,39 @@ test('revoking an operator ends their sessions; signing out ends one', async ({ 
     401,
   );
   assert.is((await signIn(t, credential)).statusCode, 401, 'a revoked credential signs in no more');
+});
+
+test('a grant out of range is refused with what is wrong, as `stk admin credits grant` refuses it', async ({
+  t,
+  credential,
+}) => {
+  const { organizationId } = await bootstrapAccount(t.app);
+  const session = await consoleSession(t.app, credential);
+  for (const amount of ['0', '5000000', 'ten']) {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/admin/organizations/${organizationId}/credits`,
+      headers: {
+        cookie: session.cookie,
+        accept: 'text/html',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      payload: new URLSearchParams({ _csrf: session.csrf, amount, reason: 'x' }).toString(),
+    });
+    assert.is(res.statusCode, 400, amount);
+    assert.match(res.body, /<code>amount<\/code>: a whole number/);
+  }
+  const granted = await postForm(t.app, session, `/admin/organizations/${organizationId}/credits`, {
+    amount: '7',
+    reason: 'a test grant',
+  });
+  assert.is(granted.statusCode, 303);
+  const shown = await t.app.inject({
+    method: 'GET',
+    url: `/admin/organizations/${organizationId}`,
+    headers: { cookie: session.cookie },
+  });
+  assert.match(shown.body, /a test grant/);
 });
 
 test('the files are served with the page policy; an unknown live page is a 404', async ({
