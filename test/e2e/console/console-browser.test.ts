@@ -318,13 +318,25 @@ if (typeof browser === 'string') {
     await screenshot(page, 'work');
   });
 
-  test('sign out ends the session', async (ctx) => {
+  test('sign out ends the session; stk admin operators list shows the sign-in, revoke ends the credential', async (ctx) => {
     const { page } = ctx;
     await page.goto(url(ctx, '/admin/work'));
     await page.click('.sign-out button');
     await page.waitForURL(/\/admin\/sign-in/);
     await page.goto(url(ctx, '/admin/work'));
     assert.is(new URL(page.url()).pathname, '/admin/sign-in');
+    // `stk admin operators list` shows who signed in; revoke ends the credential.
+    const listed = await runAdmin(ctx.db.url, ['--json', 'operators', 'list']);
+    assert.is(listed.code, 0, listed.stderr);
+    const [alice] = JSON.parse(listed.stdout);
+    assert.equal([alice.name, alice.issuedBy, alice.revokedAt], ['alice', 'test-operator', null]);
+    assert.ok(alice.lastSignIn, 'the sign-in is recorded');
+    assert.not.match(listed.stdout, new RegExp(ctx.credential.split('.')[1]!));
+    const revoked = await runAdmin(ctx.db.url, ['operators', 'revoke', 'alice']);
+    assert.is(revoked.code, 0, revoked.stderr);
+    await page.fill('#credential', ctx.credential);
+    await page.click('button[type=submit]');
+    assert.match((await page.textContent('[role=alert]')) ?? '', /not valid/);
   });
 }
 
