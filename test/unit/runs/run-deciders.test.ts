@@ -2,17 +2,17 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createOrganization } from '../../../commands/accounts/bootstrap-attempt.ts';
 import { finalStatus } from '../../../processes/runs/finish-worker.ts';
-import { reserveCredits, rowCharge } from '../../../src/domain/accounts/credits.ts';
+import { reserveCredits, rowCharge, settleCredits } from '../../../src/domain/accounts/credits.ts';
 import { organizationStream } from '../../../src/domain/accounts/streams.ts';
 import { claimColumn, eventIdOf } from '../../../src/domain/runs/run-state.ts';
+import { MemoryEventStore } from '../../../src/event-store/memory.ts';
 import { given } from '../../support/decider-spec.ts';
+import { testRegistry } from '../../support/test-streams.ts';
 
 // A new organization holds 50 credits.
-const created = createOrganization.decide(
-  { organizationId: 'o1', name: 'Org', createdBy: 'u1' },
-  organizationStream.initialState(),
-  new Date(),
-);
+const created = given(createOrganization, [])
+  .when({ organizationId: 'o1', name: 'Org', createdBy: 'u1' })
+  .events();
 const reserve = (rows: number, creditsPerRow: number) => ({
   organizationId: 'o1',
   runId: 'r1',
@@ -54,6 +54,36 @@ test('a refund gives back, a charge moves nothing', () => {
     { type: 'CreditsRefunded' as const, data: { organizationId: 'o1', runId: 'r1', amount: 20 } },
   ];
   assert.is(events.reduce(organizationStream.evolve, organizationStream.initialState()).balance, 40);
+});
+
+test('a settlement appends the charge and the refund with ids from the run; worked twice, it appends nothing more', async () => {
+  const store = new MemoryEventStore(testRegistry);
+  const stream = organizationStream.name('o1');
+  await store.append(stream, created, { expectedRevision: 'no_stream' });
+  const reserved = { organizationId: 'o1', runId: 'r1', amount: 30 };
+  await store.append(stream, [{ type: 'CreditsReserved', data: reserved }]);
+  const settlement = { organizationId: 'o1', runId: 'r1', charged: 10, refunded: 20 };
+  await settleCredits(store, settlement);
+  await settleCredits(store, settlement);
+  const events = await store.readStream(stream, { from: BigInt(created.length + 1) });
+  assert.equal(
+    events.map(({ id, type, data }) => ({ id, type, data })),
+    [
+      {
+        id: eventIdOf('charge', 'r1'),
+        type: 'CreditsCharged',
+        data: { organizationId: 'o1', runId: 'r1', amount: 10 },
+      },
+      {
+        id: eventIdOf('refund', 'r1'),
+        type: 'CreditsRefunded',
+        data: { organizationId: 'o1', runId: 'r1', amount: 20 },
+      },
+    ],
+  );
+  // Nothing charged and nothing to give back: no event.
+  await settleCredits(store, { organizationId: 'o1', runId: 'r2', charged: 0, refunded: 0 });
+  assert.is((await store.readStream(stream)).length, created.length + 3);
 });
 
 test('one run per column: a second claim is 409 run_in_progress, the same run claims again as a no-op', () => {
