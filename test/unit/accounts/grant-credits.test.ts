@@ -5,11 +5,10 @@ import { grantCredits, MAX_BALANCE, MAX_GRANT } from '../../../commands/accounts
 import { organizationStream } from '../../../src/domain/accounts/streams.ts';
 import { given, pathsOf } from '../../support/decider-spec.ts';
 
-const created = createOrganization.decide(
-  { organizationId: 'o1', name: 'Org', createdBy: 'u1' },
-  organizationStream.initialState(),
-  new Date(),
-);
+// A new organization holds 50 credits.
+const created = given(createOrganization, [])
+  .when({ organizationId: 'o1', name: 'Org', createdBy: 'u1' })
+  .events();
 
 test('a grant adds to the balance, the reason kept (trimmed)', () => {
   const events = given(grantCredits, created)
