@@ -1,3 +1,4 @@
+import { isCalendarDay } from '../calendar.ts';
 import type { ArticleContent, ArticleImage, JsonLd, TocEntry } from './article.ts';
 
 /**
@@ -232,10 +233,76 @@ export function isoDate(value: unknown): string | null {
   return date && !Number.isNaN(date.getTime()) ? date.toISOString() : null;
 }
 
+const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
+
+/**
+ * The calendar day a date string names, as JavaScript's date parser reads it: year-month-day when it
+ * starts with the year (`2024-02-30T00:00:00Z`, `2024/02/30`), a month name with a day and a year
+ * (`Fri, 30 Feb 2024 10:00:00 GMT`, `February 30, 2024`), else month/day/year (`02/30/2024`).
+ * Undefined when the string names no day. The time and zone that follow the day are left out.
+ */
+export function namedDay(text: string): { year: number; month: number; day: number } | undefined {
+  const date = text.toLowerCase().replace(/\d{1,2}:\d{2}.*$/s, '');
+  const tokens = date.match(/\d+|[a-z]+/g) ?? [];
+  const numbers = tokens.filter((t) => /^\d/.test(t));
+  const monthWord = tokens.find((t) => /^[a-z]/.test(t) && MONTHS.includes(t.slice(0, 3)));
+  if (monthWord !== undefined) {
+    const year = numbers.find((n) => n.length >= 3);
+    const day = numbers.find((n) => n.length <= 2);
+    if (year === undefined || day === undefined) return undefined;
+    return { year: Number(year), month: MONTHS.indexOf(monthWord.slice(0, 3)) + 1, day: Number(day) };
+  }
+  if (numbers.length < 3) return undefined;
+  const [a, b, c] = numbers.map(Number) as [number, number, number];
+  return numbers[0]!.length >= 3 ? { year: a, month: b, day: c } : { year: c, month: a, day: b };
+}
+
+/**
+ * A date as `isoDate` reads it, or `impossible` when the string names a day the calendar does not
+ * have (30 February): the date parser rolls such a day over into the next month, and the article
+ * would be stored with another day than the one its provider sent.
+ */
+export function articleDate(value: unknown): { iso: string | null } | { impossible: true } {
+  const iso = isoDate(value);
+  if (iso === null || typeof value !== 'string') return { iso };
+  const day = namedDay(value.trim());
+  if (day && !isCalendarDay(day.year, day.month, day.day)) return { impossible: true };
+  return { iso };
+}
+
+const DATE_FIELDS = [
+  ['publishedAt', ['published_at', 'publishedAt']],
+  ['updatedAt', ['updated_at', 'updatedAt']],
+] as const;
+
+type ArticleDates = { publishedAt: string | null; updatedAt: string | null };
+
+/** The article's dates, or the message naming the first one that is not a day of the calendar. */
+function datesOf(article: Obj): { ok: true; dates: ArticleDates } | { ok: false; message: string } {
+  const dates: ArticleDates = { publishedAt: null, updatedAt: null };
+  for (const [field, keys] of DATE_FIELDS) {
+    const key = keys.find((k) => article[k] !== undefined && article[k] !== null) ?? keys[0];
+    const read = articleDate(article[key]);
+    if ('impossible' in read) {
+      const shown = JSON.stringify(String(article[key]).slice(0, 100));
+      return {
+        ok: false,
+        message: `${key} ${shown} is not a day of the calendar; the article is not stored (a copy stored before stays as it was).`,
+      };
+    }
+    dates[field] = read.iso;
+  }
+  return { ok: true, dates };
+}
+
 export type MapResult =
   /** `raw` is the article object as the API sent it (unwrapped), kept beside the mapped one. */
   | { ok: true; article: ArticleContent; raw: Record<string, unknown> }
-  | { ok: false; code: 'invalid_article' | 'no_html' | 'slug_mismatch'; message: string };
+  | {
+      ok: false;
+      code: 'invalid_article' | 'no_html' | 'slug_mismatch' | 'invalid_date';
+      message: string;
+    };
 
 /**
  * Maps one raw article payload to the stored shape. `expectedSlug` is the slug that was asked for: an
@@ -255,6 +322,8 @@ export function mapArticle(raw: unknown, expectedSlug?: string): MapResult {
   }
   const html = htmlOf(article);
   if (html === undefined) return { ok: false, code: 'no_html', message: 'The article carries no HTML.' };
+  const dates = datesOf(article);
+  if (!dates.ok) return { ok: false, code: 'invalid_date', message: dates.message };
   return {
     ok: true,
     raw: article,
@@ -266,8 +335,7 @@ export function mapArticle(raw: unknown, expectedSlug?: string): MapResult {
       toc: tocOf(article),
       jsonLd: jsonLdOf(article),
       images: imagesOf(article),
-      publishedAt: isoDate(article.published_at ?? article.publishedAt),
-      updatedAt: isoDate(article.updated_at ?? article.updatedAt),
+      ...dates.dates,
     },
   };
 }

@@ -212,6 +212,39 @@ test('per-item failures are isolated errors; the sync still answers 200', async 
   assert.is(ctx.fake.detailRequests('tolerant-reading').length, 3, 'three attempts on a 503');
 });
 
+test('an article dated 30 February is an invalid_date error, never stored as 1 March', async ({ ctx }) => {
+  const slug = 'leap-day-typo';
+  const dated = (published_at: string) => ({ slug, title: 'Typo', html: '<p>x</p>', published_at });
+  ctx.fake.overrideDetail(slug, dated('2024-02-30T00:00:00Z'));
+  const res = await post(ctx, { slug });
+  assert.is(res.statusCode, 200);
+  const body = res.json();
+  assert.equal(body.items, []);
+  assert.is(body.errors.length, 1);
+  assert.equal(
+    { ...body.errors[0], message: undefined },
+    { slug, kind: 'blog', code: 'invalid_date', message: undefined },
+  );
+  assert.match(body.errors[0].message, 'published_at "2024-02-30T00:00:00Z" is not a day of the calendar');
+  const stored = (await ctx.articleEvents()).filter((e) => e.stream === `article-blog.${slug}`);
+  assert.equal(stored, []);
+  assert.is((await ctx.app.inject({ method: 'GET', url: `/blog/${slug}` })).statusCode, 404);
+  // A copy stored before keeps its own day when the provider later sends an impossible one.
+  ctx.fake.overrideDetail(slug, dated('2024-02-29T00:00:00Z'));
+  const first = (await post(ctx, { slug })).json();
+  assert.equal(first.items, [{ slug, kind: 'blog', updated_at: '2024-02-29T00:00:00.000Z' }]);
+  ctx.fake.overrideDetail(slug, { ...dated('2024-02-29T00:00:00Z'), updated_at: '2023-02-29T08:00:00Z' });
+  const again = (await post(ctx, { slug })).json();
+  assert.equal(
+    again.errors.map((e: { code: string }) => e.code),
+    ['invalid_date'],
+  );
+  const page = await ctx.app.inject({ method: 'GET', url: `/blog/${slug}` });
+  assert.is(page.statusCode, 200);
+  assert.not.match(page.body, '2023-03-01');
+  assert.not.match(page.body, '2024-03-01');
+});
+
 test('re-syncing unchanged content appends nothing and still reports the item; a change appends', async ({
   ctx,
 }) => {

@@ -151,4 +151,35 @@ test('dates from snake or camel case, as ISO 8601 UTC; unreadable dates are null
   assert.is(b.updatedAt, null);
 });
 
+test('a date naming a day the calendar does not have is an item error, never rolled over to the next month', () => {
+  for (const [key, value] of [
+    ['published_at', '2024-02-30T00:00:00Z'],
+    ['publishedAt', '2023-02-29'],
+    ['updated_at', '2024-04-31T10:00:00+02:00'],
+    ['updatedAt', 'Fri, 30 Feb 2024 10:00:00 GMT'],
+    ['published_at', 'February 30, 2024'],
+    ['published_at', '02/30/2024'],
+    ['published_at', '2024/02/30'],
+  ] as const) {
+    const result = mapArticle({ slug: 's', html: 'x', [key]: value }, 's');
+    assert.is(result.ok, false, `${key}: ${value}`);
+    if (result.ok) continue;
+    assert.is(result.code, 'invalid_date');
+    assert.match(result.message, key);
+    assert.match(result.message, JSON.stringify(value));
+  }
+  // Real days in the same forms are read as before, 29 February of a leap year included.
+  assert.is(
+    mapped({ slug: 's', html: 'x', published_at: '2024-02-29T00:00:00Z' }).publishedAt,
+    '2024-02-29T00:00:00.000Z',
+  );
+  assert.is(
+    mapped({ slug: 's', html: 'x', published_at: 'Thu, 29 Feb 2024 10:00:00 GMT' }).publishedAt,
+    '2024-02-29T10:00:00.000Z',
+  );
+  for (const value of ['March 1, 2024', '12/31/2023', 'May 2024', '2024-01-01T24:00:00Z']) {
+    assert.ok(mapped({ slug: 's', html: 'x', updated_at: value }).updatedAt, value);
+  }
+});
+
 test.run();
