@@ -21,6 +21,7 @@ export type OutboundErrorCode =
   | 'timeout'
   | 'connection_failed'
   | 'too_many_redirects'
+  | 'cross_origin_redirect'
   | 'aborted';
 
 /** One request on the way: the first, or one a redirect leads to. */

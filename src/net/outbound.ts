@@ -29,6 +29,13 @@ export interface OutboundRequest {
   maxBytes?: number;
   /** false: a 3xx is the answer (webhooks never follow). */
   followRedirects?: boolean;
+  /**
+   * false: a redirect to another origin (scheme, host or port) than the request's is not followed and
+   * the request fails with `cross_origin_redirect`; same-origin redirects are still followed. For a
+   * request carrying a secret anywhere (URL, headers, body): dropping headers would not keep a secret
+   * in the body or the URL from reaching the other origin.
+   */
+  crossOriginRedirects?: boolean;
   maxRedirects?: number;
   maxAttempts?: number;
   /** Headers besides Authorization and Cookie that hold credentials (a secret went into them). */
@@ -147,6 +154,18 @@ export class OutboundClient {
       if (budgetMs <= 0) return failure('timeout', 'the redirects took longer than the timeout', meta);
       const next = nextHop(current, outcome.response.status, outcome.location, sensitive);
       if (!next) return failure('invalid_url', 'a redirect points to something that is not a URL', meta);
+      if (request.crossOriginRedirects === false) {
+        const from = new URL(current.url);
+        const to = new URL(next.url);
+        if (to.origin !== from.origin) {
+          return failure(
+            'cross_origin_redirect',
+            `${from.host} answered HTTP ${outcome.response.status} with a redirect to another origin ` +
+              `(${to.protocol}//${to.host}), not followed: the request carries a secret`,
+            meta,
+          );
+        }
+      }
       meta.redirects++;
       current = next;
     }

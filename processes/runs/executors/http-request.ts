@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { HttpRequestConfigSchema } from '../../../src/domain/columns/config/http-request.ts';
 import { DEFAULT_TIMEOUT_SECONDS } from '../../../src/domain/columns/config/http-request.ts';
-import { isSecretPlaceholder, placeholders } from '../../../src/domain/columns/references.ts';
+import { isSecretPlaceholder, placeholders, stringsIn } from '../../../src/domain/columns/references.ts';
 import { DEFAULT_MAX_BYTES, type OutboundClient, type OutboundResponse } from '../../../src/net/outbound.ts';
 import type { ExecutionMeta, Executor } from '../executor.ts';
 import { failed, succeeded } from './outcome.ts';
@@ -31,6 +31,10 @@ function cellValueOf(
   }
 }
 
+/** Whether a template (a string, or the strings inside a JSON body) fills in a `{{secrets.name}}`. */
+const namesSecret = (template: unknown) =>
+  stringsIn(template).some(({ text }) => placeholders(text).some(isSecretPlaceholder));
+
 /**
  * The http_request provider: one request per row, placeholders filled from the row's cells and the
  * workspace's secrets, through the guarded outbound client (SSRF guard, retries, body cap).
@@ -55,8 +59,10 @@ export function httpRequestExecutor(client: OutboundClient): Executor {
     headers['Idempotency-Key'] = context.idempotencyKey;
 
     let body: string | undefined;
+    let bodyNamesSecret = false;
     const method = config.method;
     if (config.body !== undefined && config.body !== null && method !== 'GET' && method !== 'HEAD') {
+      bodyNamesSecret = namesSecret(config.body);
       const rendered =
         typeof config.body === 'string'
           ? await templates.text(config.body)
@@ -78,6 +84,9 @@ export function httpRequestExecutor(client: OutboundClient): Executor {
       timeoutMs: (config.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
       maxBytes: DEFAULT_MAX_BYTES,
       sensitiveHeaders,
+      // A secret anywhere in the request follows no redirect to another origin: dropping the headers
+      // that hold one would still send one in the body or the URL there.
+      crossOriginRedirects: !(namesSecret(config.url) || sensitiveHeaders.length > 0 || bodyNamesSecret),
       signal: context.signal,
     });
     const meta: ExecutionMeta = { durationMs: result.meta.durationMs, attempts: result.meta.attempts };

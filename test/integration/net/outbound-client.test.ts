@@ -125,6 +125,33 @@ test('307 keeps the method and body; followRedirects false answers the 3xx; too 
   await client.close();
 });
 
+test('crossOriginRedirects false: same-origin redirects followed, one to another port is cross_origin_redirect', async (context) => {
+  const client = clientOf(context);
+  context.route = (path, res) => {
+    if (path === '/same') res.writeHead(307, { location: '/away' }).end();
+    else if (path === '/away') res.writeHead(307, { location: `${context.other.url}/there` }).end();
+    else sendJson(res, 200, {});
+  };
+  const result = await client.request({
+    url: `${context.server.url}/same`,
+    method: 'POST',
+    body: 'token=s3cret',
+    crossOriginRedirects: false,
+  });
+  assert.ok(!result.ok);
+  assert.is(result.error.code, 'cross_origin_redirect');
+  assert.is(result.meta.attempts, 1, 'not retried');
+  assert.equal(
+    context.server.received.map((r) => [r.url, r.body]),
+    [
+      ['/same', 'token=s3cret'],
+      ['/away', 'token=s3cret'],
+    ],
+  );
+  assert.is(context.other.received.length, 0);
+  await client.close();
+});
+
 test('not an http(s) URL, or not valid HTTP: a failed result, never a throw', async (context) => {
   const client = clientOf(context);
   for (const url of ['ftp://example.com/x', 'not a url', 'file:///etc/passwd']) {

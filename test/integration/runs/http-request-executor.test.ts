@@ -237,29 +237,74 @@ test('the run being stopped aborts the call', async (context) => {
   assert.ok(!outcome.ok && outcome.error.code === 'aborted');
 });
 
-test('a header holding a secret does not follow a redirect to another origin; others do', async (context) => {
+test('a request carrying a secret follows no redirect to another origin: the body, a header or the URL', async (context) => {
   const elsewhere = await startLoopbackServer((_req, res) => sendJson(res, 200, { there: true }));
   try {
+    // Another port of the same loopback address is another origin.
     respond = (res) => res.writeHead(307, { location: `${elsewhere.url}/moved` }).end();
-    const outcome = await executor(context)(
+    const secret = 'very-secret-token';
+    const carriers: Record<string, Record<string, unknown>> = {
+      body: { method: 'POST', body: { token: '{{secrets.token}}', row: '{{name}}' } },
+      'string body': { method: 'POST', body: 'token={{secrets.token}}&row={{name}}' },
+      header: { headers: { 'X-Api-Key': '{{secrets.token}}', 'X-Row': '{{name}}' } },
+      url: { url: `${context.server.url}/lookup?key={{secrets.token}}&row={{name}}` },
+    };
+    for (const [where, extra] of Object.entries(carriers)) {
+      context.server.received.length = 0;
+      const outcome = await executor(context)(
+        executorContext({
+          config: config(context.server, extra),
+          cells: { name: 'Ada' },
+          secrets: { token: secret },
+        }),
+      );
+      assert.ok(!outcome.ok, where);
+      assert.is(outcome.error.code, 'cross_origin_redirect', where);
+      assert.match(
+        outcome.error.message,
+        `answered HTTP 307 with a redirect to another origin (${elsewhere.url})`,
+      );
+      assert.not.match(outcome.error.message, secret);
+      // Found by the secret: an aborted call of an earlier test may reach the server late.
+      const sent = context.server.received.filter((r) => JSON.stringify(r).includes(secret));
+      assert.is(sent.length, 1, `${where}: the first origin got it, once (not retried)`);
+      assert.equal(elsewhere.received, [], `${where}: the other origin received nothing`);
+    }
+    // With no secret in it, the same request follows the redirect.
+    const plain = await executor(context)(
       executorContext({
-        config: config(context.server, { headers: { 'X-Api-Key': '{{secrets.key}}', 'X-Row': '{{name}}' } }),
+        config: config(context.server, {
+          method: 'POST',
+          body: { row: '{{name}}' },
+          headers: { 'X-Row': '{{name}}' },
+        }),
         cells: { name: 'Ada' },
-        secrets: { key: 'very-secret' },
       }),
     );
-    assert.ok(outcome.ok);
-    assert.equal(outcome.value, { there: true });
-    // Found by its row's header: an aborted call of an earlier test may reach the server late.
-    const first = context.server.received.find((r) => r.headers['x-row'] === 'Ada');
-    assert.is(first?.headers['x-api-key'], 'very-secret');
+    assert.ok(plain.ok, JSON.stringify(plain));
+    assert.equal(plain.value, { there: true });
     const [moved] = elsewhere.received;
-    assert.is(moved?.headers['x-api-key'], undefined);
+    assert.equal(JSON.parse(moved!.body), { row: 'Ada' });
     assert.is(moved?.headers['x-row'], 'Ada');
     assert.is(moved?.headers['idempotency-key'], 'run_test:row_source1');
   } finally {
     await elsewhere.close();
   }
+});
+
+test('a request carrying a secret still follows redirects within its origin', async (context) => {
+  respond = (res, _index, path) =>
+    path === '/moved' ? sendJson(res, 200, { here: true }) : res.writeHead(307, { location: '/moved' }).end();
+  const outcome = await executor(context)(
+    executorContext({
+      config: config(context.server, { method: 'POST', body: { token: '{{secrets.token}}' } }),
+      secrets: { token: 'very-secret-token' },
+    }),
+  );
+  assert.ok(outcome.ok, JSON.stringify(outcome));
+  assert.equal(outcome.value, { here: true });
+  const moved = context.server.received.find((r) => r.url === '/moved');
+  assert.equal(JSON.parse(moved!.body), { token: 'very-secret-token' });
 });
 
 test.run();
