@@ -32,8 +32,8 @@ export const linkedinStatusRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'linkedin:read' },
       schema: {
-        tags: ['linkedin'],
         operationId: 'getLinkedinStatus',
+        tags: ['linkedin'],
         summary:
           'LinkedIn sender accounts, and whether the LinkedIn data provider is configured and reachable',
         response: { 200: LinkedinStatusAnswer },
@@ -76,8 +76,8 @@ export const linkedinLimitsRoute: RouteModule = (app, deps) => {
     {
       config: { access: 'linkedin:read' },
       schema: {
-        tags: ['linkedin'],
         operationId: 'getLinkedinLimits',
+        tags: ['linkedin'],
         summary: 'Daily limits of the LinkedIn sender accounts: used and remaining today (UTC)',
         response: { 200: LinkedinLimitsAnswer },
       },

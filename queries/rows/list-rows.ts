@@ -66,6 +66,7 @@ export const listRowsRoute: RouteModule = (app, deps) => {
       config: { access: 'tables:read' },
       serializerCompiler: serializeAsIs,
       schema: {
+        operationId: 'listRows',
         tags: ['rows'],
         summary: 'List the rows of a table',
         params: TableParams,
@@ -86,4 +87,3 @@ export const listRowsRoute: RouteModule = (app, deps) => {
     },
   );
 };
-        operationId: 'listRows',
