@@ -24,6 +24,7 @@ export const eventTypesRoute: RouteModule = (app) => {
     {
       config: { access: 'webhooks:read' },
       schema: {
+        operationId: 'listWebhookEventTypes',
         tags: ['webhooks'],
         summary: 'The event types a subscription can take, with the schema of each',
         response: { 200: EventTypes },
