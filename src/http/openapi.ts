@@ -371,6 +371,36 @@ function explainTwin(schema: unknown, base: string): unknown {
   return { ...s, description: s.description ? `${why} ${s.description}` : why };
 }
 
+/**
+ * A property that may hold no value (zod's `never`, or `undefined` where the config has no provider)
+ * is written `false`, JSON Schema 2020-12's schema that nothing matches: zod writes `{ not: {} }`, which
+ * generators read as "anything" where `false` is typed `never`.
+ */
+function noValueAsFalse(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(noValueAsFalse);
+  if (!value || typeof value !== 'object') return value;
+  const out: Json = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (key === 'properties' && v && typeof v === 'object')
+      out[key] = Object.fromEntries(
+        Object.entries(v).map(([name, schema]) => [
+          name,
+          admitsNothing(schema) ? false : noValueAsFalse(schema),
+        ]),
+      );
+    else out[key] = noValueAsFalse(v);
+  }
+  return out;
+}
+
+/** `{ not: {} }`, with at most a description and zod's `type: 'null'` of an output `undefined` beside it. */
+function admitsNothing(schema: unknown): boolean {
+  if (!schema || typeof schema !== 'object') return false;
+  const { not, description: _d, type, ...rest } = schema as Json;
+  const empty = not !== null && typeof not === 'object' && Object.keys(not as object).length === 0;
+  return empty && (type === undefined || type === 'null') && Object.keys(rest).length === 0;
+}
+
 /** The components no part of the document reaches (from its paths and webhooks), dropped. */
 function reachable(doc: Json, schemas: Record<string, unknown>): Set<string> {
   const seen = new Set<string>();
@@ -392,15 +422,15 @@ function transformDocument(
     const doc = jsonSchemaTransformObject(input) as unknown as Json & {
       components?: Json & { schemas?: Record<string, unknown> };
     };
-    const withExtras: Json = {
+    const withExtras = noValueAsFalse({
       ...doc,
       ...(Object.keys(extras.webhooks).length > 0 ? { webhooks: extras.webhooks } : {}),
-    };
-    const all: Record<string, unknown> = {
+    }) as Json;
+    const all = noValueAsFalse({
       ...doc.components?.schemas,
       ...extras.schemas,
       Problem: problemJsonSchema,
-    };
+    }) as Record<string, unknown>;
     const merged = mergeInputTwins(all);
     const renamed = renameRefs(withExtras, merged) as Json;
     const schemas = Object.fromEntries(

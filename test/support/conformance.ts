@@ -53,6 +53,8 @@ export const UNDESCRIBED_ROUTES: Record<string, string> = {
   '/openapi.json': 'the document itself, checked as an OpenAPI 3 document by the HTTP kernel suite',
   '/docs': 'the documentation UI (a redirect to its page), served by @fastify/swagger-ui',
   '/docs/*': "the documentation UI's static files, served by @fastify/swagger-ui",
+  '/docs/json': 'the document itself as the documentation UI loads it (the same as /openapi.json)',
+  '/docs/yaml': 'the document itself in YAML, from @fastify/swagger-ui',
   '/mcp': 'the MCP endpoint: JSON-RPC messages and SSE streams the MCP specification describes (docs/mcp.md)',
 };
 

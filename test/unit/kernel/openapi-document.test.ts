@@ -100,7 +100,9 @@ function findKeys(node: unknown, key: string, test: (value: unknown) => boolean,
   ];
 }
 
-const test = suite<{ doc: Doc; problems: LintProblem[] }>('OpenAPI document');
+const test = suite<{ doc: Doc; problems: LintProblem[]; docs: { page: number; json: unknown } }>(
+  'OpenAPI document',
+);
 
 test.before(async (ctx) => {
   // As a deployment serves it: SITE_URL is the public URL (a development server's localhost is what
@@ -110,6 +112,9 @@ test.before(async (ctx) => {
     const answer = await m.app.inject({ method: 'GET', url: '/openapi.json' });
     assert.is(answer.statusCode, 200);
     ctx.doc = answer.json() as Doc;
+    const page = await m.app.inject({ method: 'GET', url: '/docs/' });
+    const json = await m.app.inject({ method: 'GET', url: '/docs/json' });
+    ctx.docs = { page: page.statusCode, json: json.json() };
   } finally {
     await m.close();
   }
@@ -126,6 +131,11 @@ test('is OpenAPI 3.1, with its server, and nothing of OpenAPI 3.0 left', ({ doc 
   );
   const singleAllOf = findKeys(doc, 'allOf', (v) => Array.isArray(v) && v.length === 1);
   assert.equal(singleAllOf, [], 'no allOf wrapping a single schema');
+});
+
+test('/docs shows the same document', ({ doc, docs }) => {
+  assert.is(docs.page, 200);
+  assert.equal(docs.json, doc);
 });
 
 test("Redocly's recommended rules: no error, no warning", ({ problems }) => {
@@ -254,9 +264,13 @@ test("a column's config: one schema per provider, by `provider`, in create, PATC
         return String((here as { $ref: string }).$ref).replace('#/components/schemas/', '');
       }),
     );
-  const body = (path: string, method: string) =>
-    (doc.paths[path]?.[method] as { requestBody: { content: Record<string, { schema: unknown }> } })
-      .requestBody.content['application/json']?.schema as { properties: { config: unknown } };
+  type Body = { requestBody: { content: Record<string, { schema: { properties: { config: unknown } } }> } };
+  const body = (path: string, method: string) => {
+    const op = doc.paths[path]?.[method] as Body | undefined;
+    const schema = op?.requestBody.content['application/json']?.schema;
+    assert.ok(schema, `${method} ${path} takes a JSON body`);
+    return schema;
+  };
   const ids = COLUMN_PROVIDERS.map((p) => String(p.configSchema.meta()?.id));
   const created = refs(body('/api/tables/{tableId}/columns', 'post').properties.config);
   const patched = refs(body('/api/tables/{tableId}/columns/{columnId}', 'patch').properties.config);
