@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { serializeAsIs } from '../../commands/rows/shared.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
@@ -9,8 +10,9 @@ import { MAX_BATCH, RowSchema } from '../../src/domain/rows/schemas.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
+import { pageMemoryFor } from './page-memory.ts';
 import { filterFromQuery, rowPredicate } from './predicate.ts';
-import { parseSort, type RowPage, readRowPage } from './row-page.ts';
+import { PAGE_BYTES, parseSort, type RowPage, readRowPage } from './row-page.ts';
 import { readableColumns } from './table-columns.ts';
 
 export const PageFields = {
@@ -34,11 +36,22 @@ const ListQuery = z.object({
     ),
 });
 
-export const RowPageSchema = z.object({ data: z.array(RowSchema), nextCursor: z.string().nullable() });
+export const RowPageSchema = z.object({
+  data: z.array(RowSchema),
+  nextCursor: z
+    .string()
+    .nullable()
+    .describe(
+      `The next page's cursor; null on the last page. A page ends at \`limit\` rows or at ${PAGE_BYTES / 1024 / 1024} MiB ` +
+        'of cell data, whichever comes first (a row larger than that alone is a page by itself), so a page ' +
+        'may hold fewer rows than the limit and still have a next one: follow nextCursor until it is null.',
+    ),
+});
 
 /**
  * A page of a table's rows for a request that may carry a sort, a cursor and a filter or condition;
- * `where` the request carried them (paths of a 400 start there).
+ * `where` the request carried them (paths of a 400 start there). The page's bytes are held in the
+ * process's budget for rows pages until `reply` has been sent (page-memory.ts).
  */
 export async function readTablePage(
   deps: Pick<ServiceDeps, 'pool'>,
@@ -46,16 +59,23 @@ export async function readTablePage(
   tableId: string,
   input: { limit: number; cursor?: string; sort?: string; filter?: FilterObject; condition?: RunCondition },
   where: 'querystring' | 'body',
+  reply: FastifyReply,
 ): Promise<RowPage> {
   const columns = await readableColumns(deps.pool, principal, tableId);
   const at = (field: string) => (where === 'body' ? field : `${where}.${field}`);
-  return readRowPage(deps.pool, tableId, columns, {
-    limit: input.limit,
-    cursor: input.cursor,
-    sort: parseSort(input.sort, columnsByKey(columns), at('sort')),
-    cursorPath: at('cursor'),
-    where: rowPredicate(columns, input, where),
-  });
+  return readRowPage(
+    deps.pool,
+    tableId,
+    columns,
+    {
+      limit: input.limit,
+      cursor: input.cursor,
+      sort: parseSort(input.sort, columnsByKey(columns), at('sort')),
+      cursorPath: at('cursor'),
+      where: rowPredicate(columns, input, where),
+    },
+    pageMemoryFor(reply, principal.organizationId),
+  );
 }
 
 /** GET /api/tables/{tableId}/rows: a page of rows, oldest first unless sorted. */
@@ -74,7 +94,7 @@ export const listRowsRoute: RouteModule = (app, deps) => {
         response: { 200: RowPageSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { tableId } = request.params;
       const { filter, ...page } = request.query;
       return readTablePage(
@@ -83,6 +103,7 @@ export const listRowsRoute: RouteModule = (app, deps) => {
         tableId,
         { ...page, filter: filterFromQuery(filter) },
         'querystring',
+        reply,
       );
     },
   );

@@ -39,8 +39,8 @@ export const queryRowsRoute: RouteModule = (app, deps) => {
         response: { 200: RowPageSchema },
       },
     },
-    async (request) => {
-      return readTablePage(deps, principalOf(request), request.params.tableId, request.body, 'body');
+    async (request, reply) => {
+      return readTablePage(deps, principalOf(request), request.params.tableId, request.body, 'body', reply);
     },
   );
 };

@@ -1,4 +1,5 @@
 import { ROW_FIELDS, ROWS, type RowRecord, storedFromRow } from '../../projections/rows/rows.ts';
+import type { Reservation } from '../../src/byte-budget.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import type { RowColumn } from '../../src/domain/rows/cells.ts';
@@ -148,6 +149,8 @@ export interface PageRequest {
   cursorPath: string;
   /** A predicate on the row `r` (a filter or condition compiled to SQL), adding its own parameters. */
   where?: (params: SqlParams) => string;
+  /** The most cell bytes of the page (readRowPage): PAGE_BYTES unless said. */
+  maxBytes?: number;
 }
 
 export interface RowPage {
@@ -195,21 +198,184 @@ export function nextCursorOf(
 ) {
   const last = rows[request.limit - 1];
   if (rows.length <= request.limit || !last) return null;
-  return Buffer.from(
-    JSON.stringify({ s: sortText(request.sort), v: request.sort.map((_, i) => last[`s${i}`]), id: last.id }),
-  ).toString('base64url');
+  return cursorAfter(last, request);
 }
 
-/** One page of a table's rows, with the cursor of the next one (null on the last page). */
+/**
+ * The most cell data one page carries: the bytes of its rows' cells (and sort values) as PostgreSQL
+ * writes them as JSON. A page stops before the row that would take it past this, whatever the limit,
+ * and `nextCursor` goes on from there; a row larger than this on its own is a page by itself.
+ */
+export const PAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * What a read holds from the memory budget before it knows its page's size: a page of small rows fits
+ * in it and is read at once; a page that does not is read again holding a whole page's share.
+ */
+export const FIRST_READ_BYTES = 1024 * 1024;
+
+/**
+ * The rows a page's first statement reads (the default limit): sizing a row costs PostgreSQL its
+ * cells' JSON, so a page reads its rows in chunks, each sized from the rows read before, rather than
+ * sizing all of a large limit to keep a few.
+ */
+const FIRST_CHUNK_ROWS = 100;
+
+/** Where a read holds the bytes it brings into the process (queries/rows/page-memory.ts). */
+export interface PageMemory {
+  acquire(bytes: number): Promise<Reservation>;
+}
+
+type PageRow = RowRecord & Record<string, unknown>;
+
+interface BoundedRead {
+  rows: PageRow[];
+  /** Cell bytes of `rows`. */
+  bytes: number;
+  /** Whether rows follow the last of `rows` (beyond the limit, or beyond the bytes). */
+  more: boolean;
+  /** The bytes, not the limit or the end of the rows, ended the page. */
+  cutByBytes: boolean;
+  /** The mean size of the rows sized, sent or not: how many rows the next statement should read. */
+  meanBytes?: number;
+}
+
+/**
+ * One chunk of a page: the keyset statement (its `limit + 1` rows), then over those rows only each
+ * row's size and the running total, which decide the rows sent: those within `maxBytes`, and the
+ * first whatever its size when `firstAlways`. The rows after the cut are not sent, except the first
+ * row's id when it is not (so that the answer says how many rows were read, and their bytes).
+ */
+function chunkQuery(tableId: string, request: PageRequest, maxBytes: number, firstAlways: boolean) {
+  const { text, values } = pageQuery(tableId, request);
+  const order = [...request.sort.map((k, i) => `k.s${i} ${k.desc ? 'DESC' : 'ASC'} NULLS LAST`), 'k.id'];
+  const size = [
+    'octet_length(k.cells::text)',
+    ...request.sort.map((_, i) => `coalesce(octet_length(k.s${i}::text), 0)`),
+  ].join(' + ');
+  const sent = (field: string) => `CASE WHEN p.page_in THEN p.${field} END AS ${field}`;
+  const fields = [
+    ...ROW_FIELDS.split(',').map((f) => (f.trim() === 'cells' ? sent('cells') : `p.${f.trim()}`)),
+    ...request.sort.map((_, i) => sent(`s${i}`)),
+  ];
+  const budget = `$${values.length + 1}::bigint`;
+  const first = `$${values.length + 2}::boolean`;
+  return {
+    text: `SELECT ${fields.join(', ')}, p.page_bytes, p.page_in, p.page_read, p.page_read_bytes FROM (
+        SELECT k.*, b.bytes AS page_bytes, row_number() OVER w AS page_n,
+          count(*) OVER () AS page_read, sum(b.bytes) OVER () AS page_read_bytes,
+          (sum(b.bytes) OVER w <= ${budget} OR (row_number() OVER w = 1 AND ${first})) AS page_in
+        FROM (${text}) k CROSS JOIN LATERAL (SELECT ${size} AS bytes) b
+        WINDOW w AS (ORDER BY ${order.join(', ')} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+      ) p WHERE p.page_in OR p.page_n = 1 ORDER BY p.page_n`,
+    values: [...values, maxBytes, firstAlways],
+  };
+}
+
+async function readChunk(
+  pool: Pool,
+  tableId: string,
+  request: PageRequest,
+  maxBytes: number,
+  firstAlways: boolean,
+): Promise<BoundedRead> {
+  const { text, values } = chunkQuery(tableId, request, Math.max(0, maxBytes), firstAlways);
+  const result = await pool.query<PageRow>(text, values);
+  const head = result.rows[0];
+  const read = head ? Number(head.page_read) : 0;
+  const rows = result.rows.filter((row) => row.page_in === true).slice(0, request.limit);
+  return {
+    rows,
+    bytes: rows.reduce((sum, row) => sum + Number(row.page_bytes), 0),
+    more: read > rows.length,
+    cutByBytes: rows.length < Math.min(read, request.limit),
+    meanBytes: head ? Number(head.page_read_bytes) / read : undefined,
+  };
+}
+
+/**
+ * A page of at most `request.limit` rows and `maxBytes` of cells, read in chunks: the first of
+ * FIRST_CHUNK_ROWS rows (or as many as `meanBytes`, the size of rows read before, says will fit), the
+ * next ones going on from the last row read, each as large as the rows so far say the bytes left
+ * allow (at most twice the rows read so far, in case the rows grow).
+ */
+async function readBounded(
+  pool: Pool,
+  tableId: string,
+  request: PageRequest,
+  maxBytes: number,
+  firstAlways: boolean,
+  meanBytes?: number,
+): Promise<BoundedRead> {
+  const rows: PageRow[] = [];
+  let bytes = 0;
+  let mean = meanBytes;
+  const fitting = (cap: number) =>
+    mean === undefined || mean <= 0 ? cap : Math.min(cap, Math.ceil((maxBytes - bytes) / mean) + 1);
+  let chunk = Math.max(1, fitting(Math.min(request.limit, FIRST_CHUNK_ROWS)));
+  let cursor = request.cursor;
+  for (;;) {
+    const read = await readChunk(
+      pool,
+      tableId,
+      { ...request, cursor, limit: chunk },
+      maxBytes - bytes,
+      firstAlways && rows.length === 0,
+    );
+    rows.push(...read.rows);
+    bytes += read.bytes;
+    mean = read.meanBytes ?? mean;
+    const left = request.limit - rows.length;
+    const last = rows.at(-1);
+    if (read.cutByBytes || !read.more || left === 0 || !last) {
+      return { rows, bytes, more: read.more, cutByBytes: read.cutByBytes, meanBytes: mean };
+    }
+    cursor = cursorAfter(last, request);
+    chunk = Math.max(1, fitting(Math.min(left, 2 * rows.length)));
+  }
+}
+
+/** The cursor that goes on after `last`, a row read by the page's statement. */
+const cursorAfter = (last: { id: string } & Record<string, unknown>, request: PageRequest) =>
+  Buffer.from(
+    JSON.stringify({ s: sortText(request.sort), v: request.sort.map((_, i) => last[`s${i}`]), id: last.id }),
+  ).toString('base64url');
+
+/**
+ * One page of a table's rows, with the cursor of the next one (null on the last page): at most
+ * `limit` rows and at most `maxBytes` (PAGE_BYTES) of cells, the first row whatever its size. With
+ * `memory`, the bytes read are held there until the caller releases them (when the answer has been
+ * sent): first FIRST_READ_BYTES, and a whole page's share only for a page that needs more, read
+ * again once it is held.
+ */
 export async function readRowPage(
   pool: Pool,
   tableId: string,
   columns: readonly RowColumn[],
   request: PageRequest,
+  memory?: PageMemory,
 ): Promise<RowPage> {
-  const { text, values } = pageQuery(tableId, request);
-  const { rows } = await pool.query<RowRecord & Record<string, unknown>>(text, values);
-  const page = rows.slice(0, request.limit);
-  const nextCursor = nextCursorOf(rows, request);
-  return { data: page.map((row) => rowView(columns, storedFromRow(row))), nextCursor };
+  const maxBytes = request.maxBytes ?? PAGE_BYTES;
+  let read: BoundedRead;
+  if (!memory || maxBytes <= FIRST_READ_BYTES) {
+    const held = await memory?.acquire(maxBytes);
+    read = await readBounded(pool, tableId, request, maxBytes, true);
+    held?.resize(read.bytes);
+  } else {
+    let held = await memory.acquire(FIRST_READ_BYTES);
+    read = await readBounded(pool, tableId, request, FIRST_READ_BYTES, false);
+    if (read.cutByBytes) {
+      // The small share and what it read are let go before waiting: waiters holding small shares
+      // while they wait for large ones could hold every share between them.
+      held.release();
+      const { meanBytes } = read;
+      read = { rows: [], bytes: 0, more: true, cutByBytes: true };
+      held = await memory.acquire(maxBytes);
+      read = await readBounded(pool, tableId, request, maxBytes, true, meanBytes);
+    }
+    held.resize(read.bytes);
+  }
+  const last = read.rows.at(-1);
+  const nextCursor = read.more && last ? cursorAfter(last, request) : null;
+  return { data: read.rows.map((row) => rowView(columns, storedFromRow(row))), nextCursor };
 }
