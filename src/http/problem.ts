@@ -16,7 +16,7 @@ export interface Problem {
 
 /**
  * The problem body as the OpenAPI document describes it (components.schemas.Problem): every route
- * answers its 4xx and 5xx with one (src/http/app.ts documents them all in one place). Extra members
+ * answers its 4xx and 5xx with one (src/http/openapi.ts documents them all in one place). Extra members
  * (a limit, a retry time) may follow the fixed ones.
  */
 export const problemJsonSchema = {
@@ -41,35 +41,6 @@ export const problemJsonSchema = {
   },
   required: ['type', 'title', 'status', 'detail', 'code', 'requestId'],
 };
-
-const problemResponse = (description: string) => ({
-  description,
-  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-});
-
-/**
- * A route's documented responses with the shared problem answers added: `4XX` and `5XX` as a
- * problem, unless the route documents that range itself. A specific status (a 503 of /readyz) still
- * wins over its range for a reader and a validator alike.
- */
-export function withProblemResponses(responses: Record<string, unknown> = {}): Record<string, unknown> {
-  return {
-    ...Object.fromEntries(
-      Object.entries(responses).map(([status, response]) => [status, bodiless(response)]),
-    ),
-    '4XX': responses['4XX'] ?? problemResponse('The request was refused: a problem naming why'),
-    '5XX': responses['5XX'] ?? problemResponse('The service failed or is unavailable: a problem'),
-  };
-}
-
-/**
- * A response a route documents with `content: {}` (a 204, a 304) has no body: @fastify/swagger
- * writes one without content when its schema says `type: 'null'`.
- */
-function bodiless(response: unknown): unknown {
-  const { content, description } = (response ?? {}) as { content?: object; description?: string };
-  return content && Object.keys(content).length === 0 ? { type: 'null', description } : response;
-}
 
 export function problemOf(
   code: ErrorCode,
