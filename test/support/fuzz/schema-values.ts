@@ -3,7 +3,7 @@ import fc from 'fast-check';
 /** The parts of an OpenAPI 3.0 schema object the generator reads. */
 export interface JsonSchema {
   $ref?: string;
-  type?: string;
+  type?: string | string[];
   enum?: unknown[];
   const?: unknown;
   nullable?: boolean;
@@ -85,7 +85,10 @@ export function schemaValues(components: Components) {
   };
 
   const objectOf = (schema: JsonSchema, depth: number): fc.Arbitrary<unknown> => {
-    const properties = schema.properties ?? {};
+    // A property whose schema is `false` (JSON Schema 2020-12: no value at all) is left out.
+    const properties = Object.fromEntries(
+      Object.entries(schema.properties ?? {}).filter(([, sub]) => (sub as unknown) !== false),
+    );
     const model = Object.fromEntries(
       Object.entries(properties).map(([key, sub]) => [key, arbitraryOf(sub, depth + 1, key)]),
     );
@@ -101,6 +104,16 @@ export function schemaValues(components: Components) {
   };
 
   function arbitraryOf(schema: JsonSchema, depth = 0, name?: string): fc.Arbitrary<unknown> {
+    // JSON Schema 2020-12's boolean schemas: `true` takes anything (`false` nothing: left out above).
+    if (typeof schema === 'boolean') return anyJson;
+    // OpenAPI 3.1's nullable: `type: [T, 'null']`.
+    if (Array.isArray(schema.type)) {
+      const [type = 'null'] = schema.type.filter((t) => t !== 'null');
+      const base = plain({ ...schema, type }, depth, name);
+      return schema.type.includes('null')
+        ? fc.oneof({ arbitrary: base, weight: 9 }, { arbitrary: fc.constant(null), weight: 1 })
+        : base;
+    }
     if (schema.$ref)
       return fc.constant(null).chain(() => arbitraryOf(resolve(schema.$ref as string), depth + 1));
     const base = plain(schema, depth, name);
