@@ -15,6 +15,8 @@ export interface ApiAnswer {
   headers: Record<string, string | undefined>;
   /** The parsed JSON body; the text when it is not JSON; undefined when there is none. */
   body: unknown;
+  /** The body as it came, when the caller has it: a success's text content, not written again. */
+  text?: string;
 }
 
 /**
@@ -46,10 +48,12 @@ export function fetchCaller(baseUrl: string, apiKey: string): Caller {
       },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    const text = await response.text();
     return {
       status: response.status,
       headers: Object.fromEntries(response.headers),
-      body: parseBody(await response.text()),
+      body: parseBody(text),
+      text,
     };
   };
 }

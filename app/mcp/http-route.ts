@@ -3,9 +3,8 @@ import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
-  isInitializeRequest,
-  type JSONRPCMessage,
   JSONRPCMessageSchema,
+  LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -57,6 +56,7 @@ function injectCaller(app: ZodApp, request: FastifyRequest): Caller {
       status: answer.statusCode,
       headers: answer.headers as Record<string, string | undefined>,
       body: parseBody(answer.body),
+      text: answer.body,
     };
   };
 }
@@ -66,28 +66,57 @@ const header = (request: FastifyRequest, name: string) => {
   return typeof value === 'string' ? value : undefined;
 };
 
-/** The SDK's message schema checks the JSON-RPC envelope; its path in the body names what is wrong. */
-function messagesOf(body: unknown): JSONRPCMessage[] {
+type Message = {
+  jsonrpc?: unknown;
+  method?: unknown;
+  id?: unknown;
+  params?: { _meta?: { progressToken?: unknown } };
+};
+
+/** The body's messages, as far as this route needs to know them; the SDK's transport checks them whole. */
+function messagesOf(body: unknown): Message[] {
   const list = Array.isArray(body) ? body : [body];
-  if (list.length === 0 || list.length > 100)
+  if (
+    list.length === 0 ||
+    list.length > 100 ||
+    list.some((m) => !m || typeof m !== 'object' || Array.isArray(m))
+  )
     throw new AppError('validation_failed', 'The body is one JSON-RPC message or a batch of 1 to 100.', {
-      errors: [{ path: '', message: 'one JSON-RPC 2.0 message, or an array of 1 to 100' }],
+      errors: [{ path: '', message: 'one JSON-RPC 2.0 message (an object), or an array of 1 to 100' }],
     });
-  return list.map((message, index) => {
+  // The envelope's first word; the rest of a malformed message is the SDK's to find (invalidMessages).
+  if (list.some((m) => (m as { jsonrpc?: unknown }).jsonrpc !== '2.0')) throw invalidMessages(body);
+  return list as Message[];
+}
+
+/** What the SDK's message schema finds wrong with a body it refused, by path. */
+function invalidMessages(body: unknown): AppError {
+  const list = Array.isArray(body) ? body : [body];
+  const errors = list.flatMap((message, index) => {
     const parsed = JSONRPCMessageSchema.safeParse(message);
-    if (parsed.success) return parsed.data;
+    if (parsed.success) return [];
     const at = Array.isArray(body) ? `[${index}]` : '';
-    throw new AppError('validation_failed', 'The body is not a JSON-RPC 2.0 message.', {
-      errors: parsed.error.issues.slice(0, 5).map((issue) => ({
-        path: `${at}${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`.replace(
-          /^\./,
-          '',
-        ),
-        message: issue.message,
-      })),
-    });
+    return parsed.error.issues.slice(0, 5).map((issue) => ({
+      path: `${at}${issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('')}`.replace(
+        /^\./,
+        '',
+      ),
+      message: issue.message,
+    }));
+  });
+  return new AppError('validation_failed', 'The body is not a JSON-RPC 2.0 message.', {
+    errors: errors.length > 0 ? errors : [{ path: '', message: 'not a JSON-RPC 2.0 message' }],
   });
 }
+
+/**
+ * A stream only when the answer has something to stream: a call that asks for progress, or a client
+ * that takes no JSON. Otherwise one JSON body, which costs less to make and to read.
+ */
+const wantsStream = (messages: Message[], accept: string) =>
+  !accept.includes('application/json') ||
+  (accept.includes('text/event-stream') &&
+    messages.some((m) => m.params?._meta?.progressToken !== undefined));
 
 function protocolVersionOf(request: FastifyRequest): string {
   const version = header(request, 'mcp-protocol-version') ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION;
@@ -106,18 +135,16 @@ const sessionGone = () =>
     'No such MCP session: it ended, expired or belongs to another key. Initialize a new one.',
   );
 
-/** A status the SDK answered a refusal with, as the problem code of the same status. */
-const CODE_OF: Record<
-  number,
-  'bad_request' | 'not_found' | 'payload_too_large' | 'unsupported_media_type' | 'conflict'
-> = {
-  400: 'bad_request',
-  404: 'not_found',
-  406: 'bad_request',
-  409: 'conflict',
-  413: 'payload_too_large',
-  415: 'unsupported_media_type',
-};
+const messageOf = (text: string) =>
+  (parseBody(text) as { error?: { message?: string } } | undefined)?.error?.message;
+
+/** A refusal of the SDK's transport (the checks above leave it few), as the problem of its status. */
+function transportRefusal(status: number, message: string): AppError {
+  if (status === 404) return new AppError('not_found', message);
+  if (status === 413) return new AppError('payload_too_large', message);
+  if (status === 415) return new AppError('unsupported_media_type', message);
+  return new AppError('bad_request', message);
+}
 
 export const mcpRoutes: RouteModule = (app, deps) => {
   const sessions = new SessionStore(deps.pool);
@@ -138,12 +165,18 @@ export const mcpRoutes: RouteModule = (app, deps) => {
   const serve = async (
     request: FastifyRequest,
     reply: FastifyReply,
-    options: { session?: McpSession; newSession?: McpSession; parsedBody?: unknown; json: boolean },
+    options: {
+      session?: McpSession;
+      parsedBody?: unknown;
+      stream: boolean;
+      /** Before the answer goes: the session an initialize opens. */
+      onAnswer?: (reply: FastifyReply) => Promise<void>;
+    },
   ) => {
     const principal = principalOf(request);
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
-      enableJsonResponse: options.json,
+      enableJsonResponse: !options.stream,
     });
     const server = createMcpServer({
       caller: injectCaller(app, request),
@@ -151,7 +184,7 @@ export const mcpRoutes: RouteModule = (app, deps) => {
       scopes: principal.scopes,
     });
     open.add(transport);
-    const sessionId = options.session?.id ?? options.newSession?.id;
+    const sessionId = options.session?.id;
     const done = () => {
       open.delete(transport);
       if (sessionId) streams.get(sessionId)?.delete(transport);
@@ -163,7 +196,7 @@ export const mcpRoutes: RouteModule = (app, deps) => {
       const value = header(request, name);
       if (value !== undefined) headers.set(name, value);
     }
-    // The SDK insists on both media types; a client that takes one gets that one (options.json).
+    // The SDK insists on both media types; a client that takes one gets that one (options.stream).
     headers.set('accept', 'application/json, text/event-stream');
     const response = await transport.handleRequest(
       new Request(`http://localhost${request.url}`, { method: request.method, headers }),
@@ -171,10 +204,14 @@ export const mcpRoutes: RouteModule = (app, deps) => {
     );
     if (response.status >= 400) {
       done();
-      const text = await response.text();
-      const message = (parseBody(text) as { error?: { message?: string } } | undefined)?.error?.message;
-      throw new AppError(
-        CODE_OF[response.status] ?? 'bad_request',
+      if (response.status === 400 && options.parsedBody !== undefined) {
+        const text = await response.text();
+        if (text.includes('-32700')) throw invalidMessages(options.parsedBody);
+        throw transportRefusal(400, messageOf(text) ?? 'The MCP transport refused the request (400).');
+      }
+      const message = messageOf(await response.text());
+      throw transportRefusal(
+        response.status,
         message ?? `The MCP transport refused the request (${response.status}).`,
       );
     }
@@ -183,10 +220,17 @@ export const mcpRoutes: RouteModule = (app, deps) => {
       // Cache-Control stays `no-store` (config.noStore); the connection is fastify's.
       if (name !== 'connection' && name !== 'cache-control') reply.header(name, value);
     });
-    if (options.newSession) reply.header(SESSION_HEADER, options.newSession.id);
+    if (options.onAnswer) await options.onAnswer(reply);
     if (!response.body) {
       done();
       return reply.send();
+    }
+    if (!options.stream) {
+      // The transport has answered and holds nothing open: no close (which would make an error to
+      // reject requests still pending, of which there are none).
+      const text = await response.text();
+      open.delete(transport);
+      return reply.send(text);
     }
     if (sessionId && request.method === 'GET') {
       const set = streams.get(sessionId) ?? new Set();
@@ -210,31 +254,33 @@ export const mcpRoutes: RouteModule = (app, deps) => {
   app.post('/mcp', { config, bodyLimit: BODY_LIMIT, schema: { hide: true } }, async (request, reply) => {
     const principal = principalOf(request);
     const messages = messagesOf(request.body);
-    const accept = header(request, 'accept') ?? '';
-    const json = !accept.includes('text/event-stream');
+    const stream = wantsStream(messages, header(request, 'accept') ?? '');
     const sessionId = header(request, SESSION_HEADER);
-    if (messages.some((m) => isInitializeRequest(m))) {
+    const init = messages.find((m) => m.method === 'initialize') as
+      | { params?: { protocolVersion?: unknown } }
+      | undefined;
+    if (init) {
       if (messages.length > 1)
         throw new AppError('bad_request', 'An initialize request comes alone, not in a batch.');
-      const init = messages[0] as unknown as { params: { protocolVersion: string } };
-      const version = SUPPORTED_PROTOCOL_VERSIONS.includes(init.params.protocolVersion)
-        ? init.params.protocolVersion
-        : SUPPORTED_PROTOCOL_VERSIONS[0];
-      const newSession = await sessions.open(principal.keyId, principal.organizationId, version as string);
-      return serve(request, reply, { newSession, parsedBody: request.body, json });
+      // The session opens once the SDK has taken the initialize (a malformed one opens nothing).
+      const asked = String(init.params?.protocolVersion);
+      const version = SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+      const onAnswer = async (answer: FastifyReply) => {
+        const session = await sessions.open(principal.keyId, principal.organizationId, version);
+        answer.header(SESSION_HEADER, session.id);
+      };
+      return serve(request, reply, { parsedBody: request.body, stream, onAnswer });
     }
     if (!sessionId)
       throw new AppError(
         'bad_request',
         'Send the Mcp-Session-Id the initialize answer gave, or initialize first.',
-        {
-          errors: [{ path: 'headers.mcp-session-id', message: 'required after initialize' }],
-        },
+        { errors: [{ path: 'headers.mcp-session-id', message: 'required after initialize' }] },
       );
     protocolVersionOf(request);
     const session = await sessions.find(sessionId, principal.keyId);
     if (!session) throw sessionGone();
-    return serve(request, reply, { session, parsedBody: request.body, json });
+    return serve(request, reply, { session, parsedBody: request.body, stream });
   });
 
   app.get('/mcp', { config, schema: { hide: true } }, async (request, reply) => {
@@ -252,7 +298,7 @@ export const mcpRoutes: RouteModule = (app, deps) => {
     protocolVersionOf(request);
     const session = await sessions.find(sessionId, principal.keyId);
     if (!session) throw sessionGone();
-    return serve(request, reply, { session, json: false });
+    return serve(request, reply, { session, stream: true });
   });
 
   app.delete('/mcp', { config, schema: { hide: true } }, async (request, reply) => {

@@ -12,6 +12,7 @@ import {
   ReadResourceRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import {
   type ApiAnswer,
   type Caller,
@@ -64,8 +65,7 @@ const RUN_ENDED = new Set(['succeeded', 'partially_succeeded', 'failed', 'stoppe
 const TABLE_SCHEMA = /^stk:\/\/tables\/([^/]+)\/schema$/;
 const RUN_STATUS = /^stk:\/\/runs\/([^/]+)$/;
 
-const operation = (catalog: Catalog, key: string): OperationTool | undefined =>
-  catalog.tools.find((t) => `${t.method} ${t.path}` === key);
+const operation = (catalog: Catalog, key: string): OperationTool | undefined => catalog.byRoute.get(key);
 
 const MAX_CREDITS = {
   type: 'number',
@@ -150,6 +150,13 @@ interface RunView {
   counts: { total: number; succeeded: number; failed: number; skipped: number };
 }
 
+/**
+ * The server's validator of JSON Schemas (it checks what a client answers to elicitations, which this
+ * server never asks for): one for every server, since each request over HTTP builds a server, and
+ * the SDK's default makes a new ajv each time.
+ */
+const validator = new AjvJsonSchemaValidator();
+
 export function createMcpServer(ctx: McpContext): Server {
   const { caller, catalog, scopes } = ctx;
   const pollMs = ctx.pollMs ?? 250;
@@ -160,6 +167,7 @@ export function createMcpServer(ctx: McpContext): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: {}, prompts: {}, resources: {} },
     instructions: INSTRUCTIONS,
+    jsonSchemaValidator: validator,
   });
 
   server.setRequestHandler(ListToolsRequestSchema, async () => {

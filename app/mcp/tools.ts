@@ -85,6 +85,8 @@ export interface LeftOut {
 export interface Catalog {
   tools: OperationTool[];
   byName: ReadonlyMap<string, OperationTool>;
+  /** By `METHOD /path` as the document writes it. */
+  byRoute: ReadonlyMap<string, OperationTool>;
   leftOut: LeftOut[];
 }
 
@@ -304,5 +306,10 @@ export function catalogOf(doc: OpenApiDocument): Catalog {
     }
   }
   tools.sort((a, b) => a.name.localeCompare(b.name));
-  return { tools, byName: new Map(tools.map((t) => [t.name, t])), leftOut };
+  return {
+    tools,
+    byName: new Map(tools.map((t) => [t.name, t])),
+    byRoute: new Map(tools.map((t) => [`${t.method} ${t.path}`, t])),
+    leftOut,
+  };
 }

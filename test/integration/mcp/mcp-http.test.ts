@@ -80,6 +80,36 @@ test('refusals of the transport are problems: no key, no session, a body that is
   const garbage = await post(ctx.t.url, ctx.key, { hello: 'world' });
   assert.is(garbage.status, 400);
   assert.is((await garbage.json()).code, 'validation_failed');
+  const opened = await post(ctx.t.url, ctx.key, initialize);
+  const session = { 'mcp-session-id': opened.headers.get('mcp-session-id') as string };
+  const future = await post(
+    ctx.t.url,
+    ctx.key,
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    {
+      ...session,
+      'mcp-protocol-version': '1999-01-01',
+    },
+  );
+  assert.is(future.status, 400);
+  assert.equal((await future.json()).errors, [
+    { path: 'headers.mcp-protocol-version', message: 'not a supported version' },
+  ]);
+  // A client that takes JSON only gets one JSON answer rather than a stream.
+  const json = await post(
+    ctx.t.url,
+    ctx.key,
+    { jsonrpc: '2.0', id: 3, method: 'prompts/list' },
+    {
+      ...session,
+      accept: 'application/json',
+    },
+  );
+  assert.is(json.status, 200);
+  assert.match(String(json.headers.get('content-type')), 'application/json');
+  assert.ok(Array.isArray((await json.json()).result.prompts));
+  const replayed = await post(ctx.t.url, ctx.key, initialize, { 'idempotency-key': 'k' });
+  assert.is((await replayed.json()).code, 'idempotency_key_unsupported');
   const other = await bootstrapAccount(ctx.t.url);
   const apiKeyHeader = await post(ctx.t.url, undefined, initialize, { 'x-api-key': other.apiKey });
   assert.is(apiKeyHeader.status, 200, 'X-API-Key authenticates as well');

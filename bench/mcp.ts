@@ -1,0 +1,262 @@
+/**
+ * MCP benchmark (`npm run bench:mcp`): a read tool (getTable) and a write tool (patchTable) called over
+ * Streamable HTTP (POST /mcp, tools/call, the answer one JSON body) against the same routes
+ * called directly (GET and PATCH /api/tables/{id}), side by side in one run: in each round the two
+ * variants of a kind run back to back, in alternating order, and the round yields MCP's ratio to the
+ * direct route's. Closed loops of fetch calls from this process at concurrency 8, each worker with its
+ * own MCP session and, for writes, its own table. The service is the whole app (every feature's
+ * routes), in this process, over a fresh database. Target: MCP >= 0.8x of the direct route.
+ * Knobs: BENCH_SECONDS (per run), BENCH_ROUNDS, BENCH_CONCURRENCY; BENCH_SMOKE=1 runs it on tiny sizes
+ * and writes no report unless BENCH_REPORT_FILE names a file; BENCH_PROFILE=<dir> writes a CPU profile
+ * of each run there (bench/lib/cpu-profile.ts).
+ */
+import { loadavg } from 'node:os';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { service } from '../app/modules.ts';
+import { createAuthenticator } from '../services/accounts/authenticator.ts';
+import { bearer, bootstrapAccount } from '../test/support/accounts.ts';
+import { insertRows } from '../test/support/rows.ts';
+import { createColumn, createTable } from '../test/support/tables.ts';
+import { median, openBenchApp } from './lib/bench-app.ts';
+import { profilePhase } from './lib/cpu-profile.ts';
+import { startBenchServer } from './lib/postgres.ts';
+import { describeMachine, markdownTable, textTable, verdict, writeBenchmarkSection } from './lib/report.ts';
+import { type Measurement, measureLoad, numberFromEnv } from './lib/timing.ts';
+
+const SECTION = 'MCP';
+const TARGET = 0.8;
+const SMOKE = process.env.BENCH_SMOKE === '1';
+const smoke = <T>(full: T, tiny: T) => (SMOKE ? tiny : full);
+
+const settings = {
+  seconds: numberFromEnv('BENCH_SECONDS', smoke(5, 0.3)),
+  rounds: numberFromEnv('BENCH_ROUNDS', smoke(5, 1)),
+  concurrency: numberFromEnv('BENCH_CONCURRENCY', 8),
+  /** Rows in each table, of which listRows reads the first page (50). */
+  rows: numberFromEnv('BENCH_ROWS', smoke(50, 5)),
+  warmupSeconds: smoke(1, 0.1),
+};
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+/** One MCP session over raw Streamable HTTP, as a client sends it. */
+class Session {
+  private id = '';
+  private next = 1;
+
+  constructor(
+    private readonly url: string,
+    private readonly apiKey: string,
+  ) {}
+
+  private async post(body: unknown): Promise<Response> {
+    return fetch(`${this.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        ...bearer(this.apiKey),
+        accept: 'application/json, text/event-stream',
+        'content-type': 'application/json',
+        'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+        ...(this.id ? { 'mcp-session-id': this.id } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  }
+
+  async open(): Promise<void> {
+    const answer = await this.post({
+      jsonrpc: '2.0',
+      id: this.next++,
+      method: 'initialize',
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: 'bench', version: '1' },
+      },
+    });
+    this.id = answer.headers.get('mcp-session-id') ?? '';
+    await answer.text();
+    if (!this.id) throw new Error(`initialize: ${answer.status}`);
+    await (await this.post({ jsonrpc: '2.0', method: 'notifications/initialized' })).text();
+  }
+
+  /** tools/call; the result, which must not be a tool error. */
+  async call(
+    name: string,
+    args: Record<string, unknown>,
+  ): Promise<{ structuredContent?: Record<string, unknown> }> {
+    const answer = await this.post({
+      jsonrpc: '2.0',
+      id: this.next++,
+      method: 'tools/call',
+      params: { name, arguments: args },
+    });
+    const text = await answer.text();
+    if (answer.status !== 200) throw new Error(`${name}: ${answer.status} ${text}`);
+    // One JSON body, or (when the server streams) the answer among the SSE events.
+    const data = answer.headers.get('content-type')?.startsWith('application/json')
+      ? JSON.parse(text)
+      : text
+          .split('\n')
+          .filter((line) => line.startsWith('data: '))
+          .map((line) => JSON.parse(line.slice(6)))
+          .find((message) => 'result' in message || 'error' in message);
+    if (!data?.result || data.result.isError) throw new Error(`${name}: ${text.slice(0, 300)}`);
+    return data.result;
+  }
+}
+
+const server = await startBenchServer();
+try {
+  const bench = await openBenchApp(server, 'mcp', {
+    projections: service.projections,
+    routes: service.routes,
+    authenticator: createAuthenticator,
+  });
+  const { url } = bench;
+  const { apiKey } = await bootstrapAccount(url);
+  const tables: string[] = [];
+  for (let w = 0; w < settings.concurrency; w++) tables.push(await createTable(url, apiKey, `Bench ${w}`));
+  const sessions = tables.map(() => new Session(url, apiKey));
+  for (const s of sessions) await s.open();
+
+  // A page of rows for the second read: ROWS rows of three columns in each worker's table.
+  for (const tableId of tables) {
+    for (const [key, dataType] of [
+      ['name', 'text'],
+      ['score', 'number'],
+      ['site', 'url'],
+    ])
+      await createColumn(url, apiKey, tableId, { label: key, key, kind: 'input', dataType });
+    const rows = Array.from({ length: settings.rows }, (_, i) => ({
+      cells: { name: `Company ${i}`, score: i * 1.5, site: `https://company-${i}.example.com/about` },
+    }));
+    if (rows.length > 0)
+      await insertRows(
+        url,
+        apiKey,
+        tableId,
+        rows.map((r) => r.cells),
+      );
+  }
+
+  const direct = async (method: 'GET' | 'PATCH', path: string, body?: unknown) => {
+    const answer = await fetch(`${url}${path}`, {
+      method,
+      headers: { ...bearer(apiKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const json = (await answer.json()) as Record<string, unknown>;
+    if (answer.status !== 200) throw new Error(`${method} ${path}: ${answer.status}`);
+    return json;
+  };
+  const viaMcp = (w: number, tool: string, args: Record<string, unknown>) =>
+    (sessions[w] as Session).call(tool, args).then((r) => r.structuredContent ?? {});
+  const sameTable = (w: number) => (answer: Record<string, unknown>) => {
+    if (answer.id !== tables[w]) throw new Error('another table');
+    return 1;
+  };
+  const aPage = (answer: Record<string, unknown>) => {
+    if ((answer.data as unknown[]).length !== Math.min(settings.rows, 50)) throw new Error('a short page');
+    return 1;
+  };
+  const rename = (w: number, seq: number) => ({ name: `Bench ${w} #${seq}` });
+
+  const kinds = [
+    {
+      kind: 'read',
+      route: 'GET /api/tables/{tableId}',
+      tool: 'getTable',
+      direct: (w: number) => direct('GET', `/api/tables/${tables[w]}`).then(sameTable(w)),
+      mcp: (w: number) => viaMcp(w, 'getTable', { tableId: tables[w] }).then(sameTable(w)),
+    },
+    {
+      kind: 'read',
+      route: 'GET /api/tables/{tableId}/rows',
+      tool: 'listRows',
+      direct: (w: number) => direct('GET', `/api/tables/${tables[w]}/rows`).then(aPage),
+      mcp: (w: number) => viaMcp(w, 'listRows', { tableId: tables[w] }).then(aPage),
+    },
+    {
+      kind: 'write',
+      route: 'PATCH /api/tables/{tableId}',
+      tool: 'patchTable',
+      direct: (w: number, s: number) =>
+        direct('PATCH', `/api/tables/${tables[w]}`, rename(w, s)).then(sameTable(w)),
+      mcp: (w: number, s: number) =>
+        viaMcp(w, 'patchTable', { tableId: tables[w], body: rename(w, s) }).then(sameTable(w)),
+    },
+  ];
+  const loadBefore = loadavg()[0] as number;
+  const results = kinds.map((k) => ({ ...k, directRuns: [] as Measurement[], mcpRuns: [] as Measurement[] }));
+  for (const k of results) {
+    const run = (op: (w: number, s: number) => Promise<number>, warm: boolean) =>
+      measureLoad({
+        concurrency: settings.concurrency,
+        seconds: settings.seconds,
+        ...(warm ? { warmupSeconds: settings.warmupSeconds } : {}),
+        op,
+      });
+    for (let round = 0; round < settings.rounds; round++) {
+      const order = round % 2 === 0 ? (['direct', 'mcp'] as const) : (['mcp', 'direct'] as const);
+      for (const variant of order) {
+        const profile = await profilePhase(`${k.tool}-${variant}-${round + 1}`);
+        const m = await run(variant === 'direct' ? k.direct : k.mcp, round === 0);
+        await profile.stop();
+        (variant === 'direct' ? k.directRuns : k.mcpRuns).push(m);
+        log(
+          `${k.tool} round ${round + 1} ${variant}: ${Math.round(m.opsPerSec)}/s, p50 ${m.p50Ms.toFixed(1)} ms, p99 ${m.p99Ms.toFixed(1)} ms`,
+        );
+      }
+    }
+  }
+  const loadAfter = loadavg()[0] as number;
+
+  const headers = ['call', 'calls/s (median)', 'p50 ms', 'p99 ms', 'MCP / direct (median of rounds)'];
+  const rows: string[][] = [];
+  const verdicts: string[] = [];
+  for (const k of results) {
+    const ratios = k.mcpRuns.map((m, i) => m.opsPerSec / (k.directRuns[i] as Measurement).opsPerSec);
+    const ratio = median(ratios);
+    const line = (name: string, runs: Measurement[], shown: string) => [
+      name,
+      String(Math.round(median(runs.map((r) => r.opsPerSec)))),
+      median(runs.map((r) => r.p50Ms)).toFixed(1),
+      median(runs.map((r) => r.p99Ms)).toFixed(1),
+      shown,
+    ];
+    rows.push(line(`${k.route} (direct)`, k.directRuns, '1.00x'));
+    rows.push(line(`tools/call ${k.tool} (MCP)`, k.mcpRuns, `${ratio.toFixed(2)}x`));
+    verdicts.push(
+      `${k.kind} (${k.tool}): **${verdict(ratio, TARGET)}**; per round: ${ratios.map((r) => r.toFixed(2)).join(', ')}`,
+    );
+  }
+  console.log(`${textTable(headers, rows)}\n\n${verdicts.join('\n').replaceAll('**', '')}`);
+
+  const body = [
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}, PostgreSQL ${server.version} ` +
+      `(${server.origin}); 1-minute load average ${loadBefore.toFixed(1)} before and ${loadAfter.toFixed(1)} after.`,
+    '',
+    `The whole service in one process on loopback (every feature's routes, a fresh database). A read tool ` +
+      '(getTable) and a write tool (patchTable, each worker renaming its own table) called through MCP over ' +
+      'Streamable HTTP (POST /mcp with one session per worker; a call that asks for no progress is answered with one JSON body) against the ' +
+      `same routes called directly, closed loops of fetch calls at concurrency ${settings.concurrency}; ` +
+      `${settings.rounds} rounds of ${settings.seconds} s per variant, the two variants of a kind back to back ` +
+      'in alternating order. A tool call is one more request inside the service: the /mcp request is ' +
+      "authenticated, its session checked (a process remembers it for 5 s), a server built for the key's " +
+      'scopes, and the route reached by fastify inject, authenticated again (the key cache) and validated as ' +
+      'the HTTP request is.',
+    '',
+    markdownTable(headers, rows),
+    '',
+    ...verdicts.map((v) => `- ${v}`),
+    '',
+    'Target: MCP >= 0.8x of the direct route. The median ratio of adjacent runs is the figure to read; ' +
+      'absolute rates swing with what else the machine does (see the load average).',
+  ].join('\n');
+  if (SMOKE && !process.env.BENCH_REPORT_FILE) log('smoke run: no report written');
+  else await writeBenchmarkSection(SECTION, body, process.env.BENCH_REPORT_FILE || undefined);
+  await bench.close();
+} finally {
+  await server.stop();
+}
