@@ -14,6 +14,7 @@ import { type CommandResult, handleCommand } from '../../src/command.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import { withSessionLock } from '../../src/db/session-lock.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
+import { refuseAutoRunWithoutProvider } from '../../src/domain/columns/auto-run.ts';
 import { type ColumnState, columnStream } from '../../src/domain/columns/column-state.ts';
 import type { ConfigContext } from '../../src/domain/columns/config/index.ts';
 import { boundRunConditions, invalidConfig, withoutNulls } from '../../src/domain/columns/config-input.ts';
@@ -83,6 +84,7 @@ export const createColumn = columnStream.decider((command: CreateColumn, state) 
   }
   const config = validateColumnConfig(column.config, command.context);
   if (!config.ok) throw invalidConfig(config.errors);
+  refuseAutoRunWithoutProvider(column.autoRun, config.config, 'autoRun');
   const { id, ...fields } = column;
   return [{ type: 'ColumnCreated', data: { tableId, columnId: id, ...fields, config: config.config } }];
 });

@@ -11,6 +11,7 @@ import { promptTemplatesNamed } from '../../services/prompts/column-templates.ts
 import { sequencesNamed } from '../../services/sequences/column-sequences.ts';
 import { loadTableForWriteWith, tableOrganizations } from '../../services/tables/load.ts';
 import { handleCommand } from '../../src/command.ts';
+import { hasProvider, refuseAutoRunWithoutProvider } from '../../src/domain/columns/auto-run.ts';
 import { columnStream } from '../../src/domain/columns/column-state.ts';
 import type { ConfigContext } from '../../src/domain/columns/config/index.ts';
 import { boundRunConditions, invalidConfig } from '../../src/domain/columns/config-input.ts';
@@ -62,13 +63,20 @@ export const patchColumn = columnStream.decider(
       changes.isImportant = patch.isImportant;
     }
     if (patch.autoRun !== undefined && patch.autoRun !== column.autoRun) changes.autoRun = patch.autoRun;
+    let config = column.config;
     if (patch.config !== undefined) {
       // The merged config is what gets validated, against the table's current columns.
       const merged = validateColumnConfig(mergeConfig(column.config, patch.config), context);
       if (!merged.ok) throw invalidConfig(merged.errors);
+      config = merged.config;
       const diff = diffConfig(column.config, merged.config);
       if (diff) changes.config = diff;
     }
+    // Judged on the column as the PATCH leaves it, when the PATCH sets autoRun or removes the provider:
+    // a column stored so before this rule keeps taking its other PATCHes.
+    if (patch.autoRun !== undefined) refuseAutoRunWithoutProvider(patch.autoRun, config, 'autoRun');
+    else if (hasProvider(column.config))
+      refuseAutoRunWithoutProvider(column.autoRun, config, 'config.provider');
     if (Object.keys(changes).length === 0) return [];
     return [{ type: 'ColumnPatched', data: { tableId, columnId, changes } }];
   },

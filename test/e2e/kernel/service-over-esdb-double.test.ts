@@ -89,7 +89,8 @@ test('a table, a column, a PATCH read back at once', async (ctx) => {
   const path = `/api/tables/${ctx.tableId}/columns/${ctx.columnId}`;
   const patched = await call(ctx.service.url, 'PATCH', path, {
     headers: bearer(key),
-    body: { label: 'Company domain', isImportant: true, autoRun: 'onInsert' },
+    // An input column: autoRun is refused on it (nothing to run), so the PATCH moves it instead.
+    body: { label: 'Company domain', isImportant: true, position: 3.5 },
   });
   assert.is(patched.status, 200, JSON.stringify(patched.body) + logs(ctx));
   assert.is(patched.body.label, 'Company domain');
@@ -97,8 +98,8 @@ test('a table, a column, a PATCH read back at once', async (ctx) => {
   const read = await call(ctx.service.url, 'GET', path, { headers: bearer(key) });
   assert.is(read.status, 200);
   assert.equal(
-    { label: read.body.label, isImportant: read.body.isImportant, autoRun: read.body.autoRun },
-    { label: 'Company domain', isImportant: true, autoRun: 'onInsert' },
+    { label: read.body.label, isImportant: read.body.isImportant, position: read.body.position },
+    { label: 'Company domain', isImportant: true, position: 3.5 },
   );
   const list = await call(ctx.service.url, 'GET', `/api/tables/${ctx.tableId}/columns`, {
     headers: bearer(key),

@@ -98,6 +98,52 @@ test('patch: records only what changed; the same values record nothing', () => {
     .thenEvents([patched({ position: 2.5, autoRun: 'onInsert' })]);
 });
 
+test('autoRun needs a provider: refused on an input column at create and PATCH; an older one keeps taking other PATCHes', () => {
+  // Issue 34, item 10 (test/integration/columns/autorun-input-column.test.ts has the API's answers).
+  const input: Column = { ...column, kind: 'input', config: {} };
+  const refusal = given(createColumn, [])
+    .when({ ...create, column: { ...input, autoRun: 'onInsert' } })
+    .refuses('validation_failed');
+  assert.equal(pathsOf(refusal), ['autoRun']);
+  const { id: _inputId, ...inputFields } = input;
+  const inputCreated: ColumnEvent = {
+    type: 'ColumnCreated',
+    data: { tableId: 't1', columnId: 'c1', ...inputFields },
+  };
+  assert.equal(
+    pathsOf(
+      given(patchColumn, [inputCreated])
+        .when(patch({ autoRun: 'onSourceUpdate' }))
+        .refuses('validation_failed'),
+    ),
+    ['autoRun'],
+  );
+  // The llm column auto-runs never: removing its provider is fine.
+  given(patchColumn, [created])
+    .when(patch({ config: { provider: null } }))
+    .thenEvents([patched({ config: { provider: null } })]);
+  const autoRunning = patched({ autoRun: 'onInsert' });
+  assert.equal(
+    pathsOf(
+      given(patchColumn, [created, autoRunning])
+        .when(patch({ config: { provider: null, mode: null, llmLane: null } }))
+        .refuses('validation_failed'),
+    ),
+    ['config.provider'],
+  );
+  // Stored before the rule: an input column that auto-runs still takes a new label or config.
+  const older: ColumnEvent = {
+    ...inputCreated,
+    data: { ...inputCreated.data, autoRun: 'onInsert' },
+  } as ColumnEvent;
+  given(patchColumn, [older])
+    .when(patch({ label: 'Renamed' }))
+    .thenEvents([patched({ label: 'Renamed' })]);
+  given(patchColumn, [older])
+    .when(patch({ config: { note: 'x' } }))
+    .thenEvents([patched({ config: { note: 'x' } })]);
+});
+
 test('patch: config merges one level deep; null removes a key; the diff names only changed keys', () => {
   given(patchColumn, [created])
     .when(patch({ config: { mode: 'advanced', llmLane: null, extra: { a: 1 } } }))
