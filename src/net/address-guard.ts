@@ -129,7 +129,11 @@ export function checkAddress(address: string, policy: AddressPolicy): AddressVer
     if (range !== 'unicast') {
       return {
         ok: false,
-        reason: `${named} is a ${range} address (private network targets are not allowed)`,
+        // The setting that lifts the refusal is named, so that whoever runs the service on loopback
+        // (a first try, a test) knows what to change.
+        reason:
+          `${named} is a ${range} address (private network targets are not allowed unless the ` +
+          'service runs with ALLOW_PRIVATE_NETWORK_TARGETS=true)',
       };
     }
   }

@@ -3,17 +3,35 @@ import type { HttpRequestConfigSchema } from '../../../src/domain/columns/config
 import { DEFAULT_TIMEOUT_SECONDS } from '../../../src/domain/columns/config/http-request.ts';
 import { isSecretPlaceholder, placeholders, stringsIn } from '../../../src/domain/columns/references.ts';
 import { DEFAULT_MAX_BYTES, type OutboundClient, type OutboundResponse } from '../../../src/net/outbound.ts';
-import type { ExecutionMeta, Executor } from '../executor.ts';
+import type { ExecutionMeta, Executor, ExecutorContext } from '../executor.ts';
 import { failed, succeeded } from './outcome.ts';
 import { RowTemplates } from './render.ts';
+import { urlEncoder } from './url-template.ts';
 
 type HttpRequestConfig = z.output<typeof HttpRequestConfigSchema>;
 
+/** How long a URL an `invalid_url` message shows before it is cut. */
+const SHOWN_URL_CHARS = 500;
+
 /**
- * In the URL a value is percent-encoded, so `a&b=c` stays one query value and `../` one path segment;
- * a placeholder that starts the URL supplies its base (`{{secrets.api_base}}/v1`) and goes in as it is.
+ * The URL built for this row as an `invalid_url` message may show it: each `{{secrets.name}}` left as
+ * written (never its value), the cells' values encoded as they were, cut past SHOWN_URL_CHARS.
  */
-const urlEncode = (text: string, offset: number) => (offset === 0 ? text : encodeURIComponent(text));
+async function shownUrl(context: ExecutorContext, template: string): Promise<string> {
+  const shown = await new RowTemplates(context, { secrets: false }).text(template, urlEncoder(template));
+  const text = shown.ok ? shown.value : template;
+  return text.length > SHOWN_URL_CHARS ? `${text.slice(0, SHOWN_URL_CHARS)}...` : text;
+}
+
+/** Whether the URL parser reads `url` as an absolute http(s) URL, as the outbound client requires. */
+function isHttpUrl(url: string): boolean {
+  try {
+    const { protocol } = new URL(url);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
 
 const JSON_TYPE = /^(application|text)\/([\w.+-]*\+)?json\b/i;
 
@@ -43,8 +61,13 @@ export function httpRequestExecutor(client: OutboundClient): Executor {
   return async (context) => {
     const config = context.column.config as HttpRequestConfig;
     const templates = new RowTemplates(context);
-    const url = await templates.text(config.url, urlEncode);
+    // Each value is written as the part of the URL it lands in wants it (url-template.ts).
+    const url = await templates.text(config.url, urlEncoder(config.url));
     if (!url.ok) return failed(url.error.code, url.error.message);
+    if (!isHttpUrl(url.value)) {
+      const shown = await shownUrl(context, config.url);
+      return failed('invalid_url', `the URL built for this row is not an absolute http(s) URL: ${shown}`);
+    }
 
     const headers: Record<string, string> = {};
     const sensitiveHeaders: string[] = [];
