@@ -1,7 +1,13 @@
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { UsageError } from './errors.ts';
+import { RunEndedError, UsageError } from './errors.ts';
 import { escapeControls } from './output.ts';
 import { commandModules } from './verbs/index.ts';
+
+/** The version of package.json, which `stk --version` prints. */
+export const STK_VERSION: string = JSON.parse(
+  readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+).version;
 
 /**
  * `stk`: the developer API from a terminal. It speaks only the HTTP contract (same keys, same
@@ -10,6 +16,9 @@ import { commandModules } from './verbs/index.ts';
 export function buildProgram(): Command {
   const program = new Command('stk')
     .description('Command-line client for the stk developer API')
+    // `stk --version` is answered by runCli, before commander: a root option would be recognised after
+    // a subcommand too, and take `stk prompts get <id> --version 2` for itself.
+    .addHelpText('after', '\nstk --version (or -V) prints the version of stk.')
     .option(
       '--base-url <url>',
       'API base URL (default: STK_BASE_URL, the saved login, or http://127.0.0.1:3000)',
@@ -30,6 +39,10 @@ export function buildProgram(): Command {
 const report = (message: string) => process.stderr.write(`error: ${escapeControls(message, '\n')}\n`);
 
 export async function runCli(argv: string[]): Promise<number> {
+  if (argv[0] === '--version' || argv[0] === '-V') {
+    process.stdout.write(`${STK_VERSION}\n`);
+    return 0;
+  }
   const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
@@ -40,6 +53,8 @@ export async function runCli(argv: string[]): Promise<number> {
       return error.exitCode === 0 ? 0 : 2;
     }
     report(error instanceof Error ? error.message : String(error));
+    // A watched run that did not succeed exits with its own code (3, 4 or 5: run-watch.ts).
+    if (error instanceof RunEndedError) return error.exitCode;
     return error instanceof UsageError ? 2 : 1;
   }
 }

@@ -31,8 +31,8 @@ export const printLines = (text: string): void => {
   process.stdout.write(`${escapeControls(text, '\n')}\n`);
 };
 
-export function printJson(value: unknown): void {
-  process.stdout.write(`${escapeControls(JSON.stringify(value, null, 2), '\n')}\n`);
+export function printJson(value: unknown, out: Pick<NodeJS.WriteStream, 'write'> = process.stdout): void {
+  out.write(`${escapeControls(JSON.stringify(value, null, 2), '\n')}\n`);
 }
 
 export interface Column<T> {
@@ -66,8 +66,13 @@ export function formatRecord(pairs: readonly [string, unknown][]): string {
   return pairs.map(([label, value]) => `${`${label}:`.padEnd(width + 1)}  ${cell(value)}`).join('\n');
 }
 
-/** Prints `value` as JSON under --json, else the human rendering; either way escaped. */
-export function emit(command: Command, value: unknown, human: () => string): void {
-  if (wantsJson(command)) printJson(value);
-  else process.stdout.write(`${escapeControls(human(), '\n')}\n`);
+/** Prints `value` as JSON under --json, else the human rendering; either way escaped (on `out`). */
+export function emit(
+  command: Command,
+  value: unknown,
+  human: () => string,
+  out: Pick<NodeJS.WriteStream, 'write'> = process.stdout,
+): void {
+  if (wantsJson(command)) printJson(value, out);
+  else out.write(`${escapeControls(human(), '\n')}\n`);
 }

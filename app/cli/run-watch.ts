@@ -1,14 +1,42 @@
 import { createProgress, type Progress } from './admin/progress.ts';
+import { RunEndedError } from './errors.ts';
 import { escapeControls } from './output.ts';
 
 /** What following a run reads of it. */
 export interface WatchedRun {
+  id?: string;
   status: string;
   counts: { total: number; succeeded: number; failed: number; skipped: number };
   credits: unknown;
 }
 
 const FINAL = new Set(['succeeded', 'partially_succeeded', 'failed', 'stopped']);
+
+/**
+ * The exit code of `stk runs watch` and `stk columns run --watch` by how the run ended (documented in
+ * docs/api-keys.md): 0 every row done, 3 no row succeeded, 4 some rows failed, 5 stopped before its
+ * end. 1 stays an error of the command itself (the API, the network) and 2 a wrong command line.
+ */
+export const RUN_EXIT_CODES: Readonly<Record<string, number>> = {
+  succeeded: 0,
+  failed: 3,
+  partially_succeeded: 4,
+  stopped: 5,
+};
+
+/**
+ * Nothing for a run that succeeded; otherwise the error to exit with: its code (RUN_EXIT_CODES) and a
+ * line saying how the run ended and where to read why.
+ */
+export function runEndedError(run: WatchedRun): RunEndedError | undefined {
+  const code = RUN_EXIT_CODES[run.status] ?? 1;
+  if (code === 0) return undefined;
+  const { total, succeeded, failed, skipped } = run.counts;
+  const name = run.id ? `run ${run.id}` : 'the run';
+  const rows = `${succeeded} of ${total} rows succeeded, ${failed} failed, ${skipped} skipped`;
+  const why = failed > 0 && run.id ? ` (stk runs rows ${run.id} --status failed shows why)` : '';
+  return new RunEndedError(`${name} ended ${run.status}: ${rows}${why}`, code);
+}
 
 /** Where a watch writes: the process's streams, or a test's. */
 export interface WatchStreams {

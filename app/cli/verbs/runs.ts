@@ -1,9 +1,17 @@
 import type { Command } from 'commander';
-import { clientFor } from '../http.ts';
+import { CliError } from '../errors.ts';
+import { type ApiClient, clientFor } from '../http.ts';
 import { emit, formatRecord, formatTable, wantsJson } from '../output.ts';
 import { fetchPages, type PageOptions, pageOptions, positiveInt, withMore } from '../pages.ts';
+import {
+  asksBeforeRunning,
+  type CliStreams,
+  confirmRun,
+  processStreams,
+  type RunEstimate,
+} from '../run-confirm.ts';
 import { type ScopeOptions, scopeBody, scopeOptions } from '../run-scope.ts';
-import { followRun } from '../run-watch.ts';
+import { followRun, runEndedError } from '../run-watch.ts';
 
 interface Run {
   id: string;
@@ -70,15 +78,66 @@ const runTable = (runs: Run[]) =>
     { header: 'CREATED', value: (r) => r.createdAt },
   ]);
 
-/** Follows a run until it ends, as `followRun` shows it (a bar on a terminal, JSON lines otherwise). */
-async function watchRun(command: Command, runId: string, intervalMs: number): Promise<void> {
-  const client = await clientFor(command);
-  await followRun(() => client.get<Run>(runPath(runId)), {
+type Client = Pick<ApiClient, 'get' | 'post'>;
+
+/**
+ * Follows a run until it ends, as `followRun` shows it (a bar on a terminal, JSON lines otherwise),
+ * then fails with the run's exit code (RUN_EXIT_CODES) unless it succeeded.
+ */
+async function watchRun(
+  client: Client,
+  runId: string,
+  options: { intervalMs: number; json: boolean; streams: CliStreams },
+): Promise<void> {
+  const ended = await followRun(() => client.get<Run>(runPath(runId)), {
     label: `run ${runId}`,
-    intervalMs,
-    json: wantsJson(command),
+    intervalMs: options.intervalMs,
+    json: options.json,
     human: showRun,
+    streams: options.streams,
   });
+  const error = runEndedError(ended);
+  if (error) throw error;
+}
+
+export interface ColumnRunOptions extends ScopeOptions {
+  watch?: boolean;
+  idempotencyKey?: string;
+  interval?: number;
+  yes?: boolean;
+}
+
+/**
+ * `stk columns run`: at a terminal, the estimate first and a question (asksBeforeRunning: not with
+ * `--yes`, not without a terminal), then the run; with `--watch`, followed to its end.
+ */
+export async function runColumn(
+  command: Command,
+  client: Client,
+  target: { tableId: string; columnId: string },
+  options: ColumnRunOptions,
+  streams: CliStreams = processStreams(),
+): Promise<void> {
+  const path = columnPath(target.tableId, target.columnId);
+  const body = scopeBody(options);
+  if (asksBeforeRunning(streams, options.yes ?? false)) {
+    const estimate = await client.post<RunEstimate>(`${path}/estimate`, body);
+    // The rows it takes that hold a value already: they run again unless --only-empty.
+    const rerun = options.onlyEmpty
+      ? undefined
+      : estimate.eligible -
+        (await client.post<RunEstimate>(`${path}/estimate`, { ...body, onlyEmpty: true })).eligible;
+    if (!(await confirmRun(estimate, rerun, streams))) {
+      throw new CliError('not started: the run was not confirmed (--yes starts it without asking)');
+    }
+  }
+  const run = await client.post<Run>(
+    `${path}/run`,
+    body,
+    options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : undefined,
+  );
+  if (!options.watch) return emit(command, run, () => showRun(run), streams.stdout);
+  await watchRun(client, run.id, { intervalMs: options.interval ?? 500, json: wantsJson(command), streams });
 }
 
 const intervalOption = (command: Command) =>
@@ -93,25 +152,19 @@ export function addColumnRunCommands(columns: Command): void {
         .description('run a column over its eligible rows (the same rows as estimate)')
         .argument('<tableId>')
         .argument('<columnId>')
-        .option('--watch', 'follow the run until it ends')
+        .option(
+          '--watch',
+          'follow the run until it ends; exits 3 if it failed, 4 if partially succeeded, 5 if stopped',
+        )
+        .option(
+          '-y, --yes',
+          'start without asking (at a terminal, the estimate is shown and confirmed first)',
+        )
         .option('--idempotency-key <key>', 'send the run again safely: the same key starts it once'),
     ),
-  ).action(
-    async (
-      tableId: string,
-      columnId: string,
-      options: ScopeOptions & { watch?: boolean; idempotencyKey?: string; interval?: number },
-      command: Command,
-    ) => {
-      const run = await (await clientFor(command)).post<Run>(
-        `${columnPath(tableId, columnId)}/run`,
-        scopeBody(options),
-        options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : undefined,
-      );
-      if (!options.watch) return emit(command, run, () => showRun(run));
-      await watchRun(command, run.id, options.interval ?? 500);
-    },
-  );
+  ).action(async (tableId: string, columnId: string, options: ColumnRunOptions, command: Command) => {
+    await runColumn(command, await clientFor(command), { tableId, columnId }, options);
+  });
 
   columns
     .command('stop')
@@ -185,9 +238,16 @@ export function registerRunCommands(program: Command): void {
       emit(command, run, () => showRun(run));
     });
 
-  intervalOption(runs.command('watch').description('follow a run until it ends').argument('<runId>')).action(
-    async (runId: string, options: { interval?: number }, command: Command) => {
-      await watchRun(command, runId, options.interval ?? 500);
-    },
-  );
+  intervalOption(
+    runs
+      .command('watch')
+      .description('follow a run until it ends; exits 3 if it failed, 4 if partially succeeded, 5 if stopped')
+      .argument('<runId>'),
+  ).action(async (runId: string, options: { interval?: number }, command: Command) => {
+    await watchRun(await clientFor(command), runId, {
+      intervalMs: options.interval ?? 500,
+      json: wantsJson(command),
+      streams: processStreams(),
+    });
+  });
 }
