@@ -4,7 +4,7 @@ import type { Authenticator } from '../src/auth/scopes.ts';
 import type { Config } from '../src/config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { createPool, type Pool } from '../src/db/pool.ts';
+import { createPool } from '../src/db/pool.ts';
 import type { ServiceDeps } from '../src/deps.ts';
 import { instrumentEventStore } from '../src/event-store/instrumented.ts';
 import { openEventStore } from '../src/event-store/open.ts';

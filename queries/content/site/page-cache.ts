@@ -1,5 +1,3 @@
-import type { Pool } from '../../../src/db/pool.ts';
-
 /** A rendered article page and what it was rendered from. */
 export interface CachedPage {
   contentHash: string;
