@@ -63,7 +63,8 @@ export const UNDESCRIBED_ROUTES: Record<string, string> = {
  * files and live stream are for people in a browser with a session, not the developer API (issue 36).
  */
 export const UNDESCRIBED_PREFIXES: Record<string, string> = {
-  '/admin': 'the operator console: HTML pages, forms, static files and Server-Sent Events (docs/operations.md)',
+  '/admin':
+    'the operator console: HTML pages, forms, static files and Server-Sent Events (docs/operations.md)',
 };
 
 const undescribed = (route: string) =>
