@@ -1,5 +1,5 @@
-# The service image: Node 20, production dependencies only, run with `npm start` (tsx runs the
-# TypeScript sources directly; there is no build step).
+# The service image: Node 20, production dependencies only, run with `npm start` (tsx's loader runs
+# the TypeScript sources directly; there is no build step).
 FROM node:20-bookworm-slim
 
 WORKDIR /app
@@ -23,6 +23,7 @@ EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 
-# SIGTERM reaches the service through npm and tsx; it drains requests, stops its projection
-# runners and exits 0 (compose runs it under an init process: `init: true`).
+# SIGTERM reaches the service through npm, whose script execs node (`node --import tsx`: one
+# process, no shell or launcher in between); it drains requests, stops its projection runners and
+# exits 0 (compose runs it under an init process: `init: true`).
 CMD ["npm", "start"]

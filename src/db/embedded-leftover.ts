@@ -35,6 +35,25 @@ async function isNode(pid: number): Promise<boolean> {
 }
 
 /**
+ * The data directory's PostgreSQL belongs to another running process (a service started earlier and
+ * still running): a second server there is refused. `main.ts` says so in one line, with what to do.
+ */
+export class DataDirectoryBusyError extends Error {
+  constructor(
+    readonly databaseDir: string,
+    /** The PostgreSQL running there, and the process that started it, where they are known. */
+    readonly postgresPid?: number,
+    readonly ownerPid?: number,
+  ) {
+    super(
+      `The data directory ${databaseDir} is in use by a running PostgreSQL` +
+        (postgresPid ? ` (pid ${postgresPid})` : '') +
+        ` of another process${ownerPid ? ` (pid ${ownerPid})` : ''}.`,
+    );
+  }
+}
+
+/**
  * A service killed outright (SIGKILL, out of memory) leaves the PostgreSQL it started running on its
  * data directory, and a new server there refuses to start. Before starting: stop such a leftover
  * (a fast shutdown, what `pg_ctl stop -m fast` sends) and drop a `postmaster.pid` whose process is
@@ -61,9 +80,7 @@ export async function clearLeftoverServer(databaseDir: string, log: (line: strin
   }
   const parent = await parentOf(pid);
   if (parent !== undefined && parent > 1 && (await isNode(parent))) {
-    throw new Error(
-      `The data directory ${databaseDir} is in use by a running PostgreSQL (pid ${pid}) of another process (pid ${parent}).`,
-    );
+    throw new DataDirectoryBusyError(databaseDir, pid, parent);
   }
   log(`stopping a PostgreSQL (pid ${pid}) left running on ${databaseDir} by an earlier run`);
   process.kill(pid, 'SIGINT');

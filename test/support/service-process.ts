@@ -14,7 +14,8 @@ export interface ServiceProcess {
 }
 
 /**
- * The real service as a child process (`tsx app/main.ts`) on a free port, ready when /readyz says so.
+ * The real service as a child process (`node --import tsx app/main.ts`, as `npm start` runs it) on a
+ * free port, ready when /readyz says so.
  * The bound is generous: on a machine busy with other suites (load average 25 on 2 cores) a start took
  * over 30 s, and a before hook failing on it ended the whole test run.
  */
