@@ -247,19 +247,57 @@ export async function startFakeContentApi(
   });
   // Keep-alive connections must not outlive a test that stops the fake.
   server.keepAliveTimeout = 5_000;
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  // A port already taken rejects (EADDRINUSE) rather than crashing the process from an 'error' event.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
   const { port } = server.address() as AddressInfo;
   api = new FakeContentApi(server, `http://127.0.0.1:${port}`, options.apiKey);
   api.setArticles(options.articles ?? []);
   return api;
 }
 
+/**
+ * Why the demo cannot listen on `port`, in one line saying what to do; undefined for an error it does
+ * not know (thrown as it is).
+ */
+export function demoListenProblem(error: unknown, port: number): string | undefined {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  const other = port === 4011 ? 4012 : 4011;
+  if (code === 'EADDRINUSE')
+    return (
+      `port ${port} on 127.0.0.1 is taken (by another program, or a fake content API still running): stop ` +
+      `it, or choose another port: FAKE_CONTENT_API_PORT=${other} npm run demo:content-api, and start the ` +
+      `service with CONTENT_API_URL=http://127.0.0.1:${other}`
+    );
+  if (code === 'EACCES')
+    return `port ${port} may not be used by this user: choose another with FAKE_CONTENT_API_PORT`;
+  return undefined;
+}
+
 // `npm run demo:content-api`: the sample articles on a fixed port, for the local walkthrough.
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const port = Number(process.env.FAKE_CONTENT_API_PORT ?? 4010);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    console.error(
+      `FAKE_CONTENT_API_PORT must be a port number (1-65535), not ${process.env.FAKE_CONTENT_API_PORT}`,
+    );
+    process.exit(1);
+  }
   const apiKey = process.env.CONTENT_API_KEY ?? 'demo-content-key';
   const base = `http://127.0.0.1:${port}`;
-  const api = await startFakeContentApi({ apiKey, port, articles: sampleArticles(base) });
+  const api = await startFakeContentApi({ apiKey, port, articles: sampleArticles(base) }).catch(
+    (error: unknown) => {
+      const problem = demoListenProblem(error, port);
+      if (problem === undefined) throw error;
+      console.error(problem);
+      process.exit(1);
+    },
+  );
   console.log(`fake content API on ${api.url} (key: ${apiKey}), ${sampleArticles().length} articles`);
   console.log(
     `try: curl -H "Authorization: Bearer ${apiKey}" "${api.url}/posts?kind=blog&limit=100&offset=0"`,
