@@ -8,7 +8,8 @@
  * "off" run of the same round: adjacent runs share whatever else the machine is doing, so the median
  * of those ratios is steadier than a ratio of totals. autocannon runs in a worker thread, so the load
  * generator does not share the app's event loop. Target: authenticated >= 0.85x of unauthenticated.
- * Knobs: BENCH_SECONDS (per run), BENCH_ROUNDS, BENCH_CONNECTIONS.
+ * Knobs: BENCH_SECONDS (per run), BENCH_ROUNDS, BENCH_CONNECTIONS; BENCH_SMOKE=1 runs it on tiny sizes
+ * (bench/lib/smoke.ts).
  */
 import { loadavg } from 'node:os';
 import { createAuthenticator } from '../services/accounts/authenticator.ts';
@@ -18,16 +19,17 @@ import { accounts, bootstrapAccount } from '../test/support/accounts.ts';
 import { type HttpLoad, httpLoad, median, openBenchApp, serveBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, verdict, writeBenchmarkSection } from './lib/report.ts';
+import { sized } from './lib/smoke.ts';
 import { numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Auth';
 const TARGET = 0.85;
 
 const settings = {
-  seconds: numberFromEnv('BENCH_SECONDS', 2),
-  rounds: numberFromEnv('BENCH_ROUNDS', 11),
-  connections: numberFromEnv('BENCH_CONNECTIONS', 50),
-  warmupSeconds: 2,
+  seconds: numberFromEnv('BENCH_SECONDS', 2, 0.3),
+  rounds: numberFromEnv('BENCH_ROUNDS', 11, 1),
+  connections: numberFromEnv('BENCH_CONNECTIONS', 50, 4),
+  warmupSeconds: sized(2, 0.2),
 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -13,10 +13,11 @@
  *    aims p50 < 15 ms, p99 < 40 ms. Then all 16 workers patch one column (conflicts and retries).
  *    Closed loops of fetch calls from this process.
  * Knobs: BENCH_SECONDS (per GET round), BENCH_ROUNDS, BENCH_CONNECTIONS, BENCH_PATCH_SECONDS (per
- * PATCH round).
+ * PATCH round); BENCH_SMOKE=1 runs it on tiny sizes (bench/lib/smoke.ts).
  */
 import { loadavg } from 'node:os';
 import { columnsFeature } from '../app/features/columns.ts';
+import { runsFeature } from '../app/features/runs.ts';
 import { tablesFeature } from '../app/features/tables.ts';
 import { createAuthenticator } from '../services/accounts/authenticator.ts';
 import { type Answer, accounts, bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
@@ -25,6 +26,7 @@ import { serveBareColumns } from './lib/bare-columns.ts';
 import { type HttpLoad, httpLoad, median, openBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, verdict, writeBenchmarkSection } from './lib/report.ts';
+import { sized } from './lib/smoke.ts';
 import { type Measurement, measureLoad, numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Columns';
@@ -33,12 +35,14 @@ const PATCH_TARGET = 0.5;
 const PATCH_AIMS = { p50: 15, p99: 40 };
 
 const settings = {
-  seconds: numberFromEnv('BENCH_SECONDS', 5),
-  rounds: numberFromEnv('BENCH_ROUNDS', 3),
-  connections: numberFromEnv('BENCH_CONNECTIONS', 50),
-  patchSeconds: numberFromEnv('BENCH_PATCH_SECONDS', 5),
-  patchConcurrency: 16,
-  warmupSeconds: 2,
+  seconds: numberFromEnv('BENCH_SECONDS', 5, 0.3),
+  rounds: numberFromEnv('BENCH_ROUNDS', 3, 1),
+  connections: numberFromEnv('BENCH_CONNECTIONS', 50, 4),
+  patchSeconds: numberFromEnv('BENCH_PATCH_SECONDS', 5, 0.3),
+  patchConcurrency: sized(16, 4),
+  warmupSeconds: sized(2, 0.1),
+  /** Columns of the table (a smoke run keeps enough llm columns for its PATCH workers). */
+  columns: sized(50, 10),
 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -46,11 +50,11 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 const load = (url: string, apiKey: string, seconds: number) =>
   httpLoad({ url, connections: settings.connections, seconds, headers: bearer(apiKey) });
 
-/** A 50-column table whose configs look like real ones: providers, templates, run conditions. */
+/** A 50-column table (settings.columns) whose configs look like real ones: providers, templates, run conditions. */
 async function seedTable(url: string, apiKey: string): Promise<{ tableId: string; columnIds: string[] }> {
   const tableId = await createTable(url, apiKey, 'Benchmark');
   const columnIds: string[] = [];
-  for (let i = 0; i < 50; i++) {
+  for (let i = 0; i < settings.columns; i++) {
     const config =
       i === 0
         ? {}
@@ -103,7 +107,14 @@ const loadAtStart = loadavg()[0]!.toFixed(1);
 const server = await startBenchServer();
 try {
   const bench = await openBenchApp(server, 'columns', {
-    projections: [...accounts.projections, ...tablesFeature.projections, ...columnsFeature.projections],
+    projections: [
+      ...accounts.projections,
+      ...tablesFeature.projections,
+      ...columnsFeature.projections,
+      // A column's status reads the runs read model (running while a run of it has not ended), so the
+      // list's SQL joins its table: without it both routes fail (relation "runs" does not exist).
+      ...runsFeature.projections,
+    ],
     routes: [
       ...accounts.routes,
       ...[tablesFeature, columnsFeature].flatMap((f) => [...f.commands, ...f.queries]),
@@ -119,8 +130,16 @@ try {
   try {
     const ours = await call(url, 'GET', `/api/tables/${tableId}/columns`, { headers });
     const theirs = await call(bare.url, 'GET', `/bare/${tableId}/columns`);
-    if (JSON.stringify(ours.body) !== JSON.stringify(theirs.body) || ours.body.length !== 50) {
-      throw new Error('the bare route does not answer what the API answers');
+    if (
+      ours.status !== 200 ||
+      JSON.stringify(ours.body) !== JSON.stringify(theirs.body) ||
+      ours.body.length !== settings.columns
+    ) {
+      // Say what each answered: a failing query (a missing table, say) shows here, not as a mismatch.
+      const shown = (answer: Answer) => `${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`;
+      throw new Error(
+        `the bare route does not answer what the API answers: the API ${shown(ours)}; the bare route ${shown(theirs)}`,
+      );
     }
 
     // 1. GET columns, alternating rounds.
@@ -204,7 +223,7 @@ try {
     });
     log(`PATCH, one shared column: ${Math.round(shared.opsPerSec)}/s, p50 ${shared.p50Ms.toFixed(1)} ms`);
 
-    const getHeaders = ['GET columns, 50 columns', 'req/s (median)', 'p50 ms', 'p99 ms'];
+    const getHeaders = [`GET columns, ${settings.columns} columns`, 'req/s (median)', 'p50 ms', 'p99 ms'];
     const getRows = get.map((s) => [s.name, String(Math.round(s.rps)), String(s.p50), String(s.p99)]);
     const patchHeaders = [
       `PATCH column, concurrency ${settings.patchConcurrency}`,
@@ -236,7 +255,7 @@ try {
       [
         `Measured ${new Date().toISOString().slice(0, 10)} on ${describeMachine()}, PostgreSQL ${server.version} (${server.origin}); 1-minute load average ${loadAtStart} at the start, ${loadavg()[0]!.toFixed(1)} at the end (other work on the machine shows as noise between rounds).`,
         '',
-        `GET /api/tables/{id}/columns of a 50-column table (llm and http_request configs, run conditions), ` +
+        `GET /api/tables/{id}/columns of a ${settings.columns}-column table (llm and http_request configs, run conditions), ` +
           `${settings.connections} connections (autocannon in a worker thread), ${settings.rounds} alternating rounds ` +
           `of ${settings.seconds} s after a ${settings.warmupSeconds} s warm-up each; medians. The API route runs the ` +
           'access hook with a real API key (verified-key cache), the request schema and the query, and serializes ' +

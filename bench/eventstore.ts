@@ -2,7 +2,8 @@
  * Event store benchmark (`npm run bench:eventstore`): appends and whole-log reads of our PostgreSQL
  * event store against raw SQL on the same database and against Emmett's PostgreSQL store (in its own
  * process), all on one PostgreSQL. Prints a table and rewrites the `## Event store` section of
- * docs/benchmarks.md. Knobs: BENCH_SECONDS (per append measurement), BENCH_ROUNDS, BENCH_READ_EVENTS.
+ * docs/benchmarks.md. Knobs: BENCH_SECONDS (per append measurement), BENCH_ROUNDS, BENCH_READ_EVENTS;
+ * BENCH_SMOKE=1 runs it on tiny sizes (bench/lib/smoke.ts).
  */
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -26,17 +27,23 @@ import { fillLog, type ReadCount, readWhileWriting, readWholeLog } from './lib/l
 import { PeerProcess } from './lib/peer-protocol.ts';
 import { type BenchServer, startBenchServer } from './lib/postgres.ts';
 import { describeMachine, writeBenchmarkSection } from './lib/report.ts';
+import { sized } from './lib/smoke.ts';
 import { type Measurement, measureLoad, numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Event store';
 const PEER_SCRIPT = fileURLToPath(new URL('./eventstore-peer.ts', import.meta.url));
 
 const settings: EventStoreBenchSettings = {
-  seconds: numberFromEnv('BENCH_SECONDS', 2.5),
-  rounds: numberFromEnv('BENCH_ROUNDS', 2),
-  warmupSeconds: 0.5,
+  seconds: numberFromEnv('BENCH_SECONDS', 2.5, 0.1),
+  rounds: numberFromEnv('BENCH_ROUNDS', 2, 1),
+  warmupSeconds: sized(0.5, 0.05),
   poolSize: 20,
-  read: { events: numberFromEnv('BENCH_READ_EVENTS', 100_000), writers: 16, batch: 10, pageSize: 1000 },
+  read: {
+    events: numberFromEnv('BENCH_READ_EVENTS', 100_000, 500),
+    writers: 16,
+    batch: 10,
+    pageSize: sized(1000, 100),
+  },
 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -203,7 +210,6 @@ async function main(): Promise<void> {
     };
     console.log(`\n${renderText(results)}`);
     await writeBenchmarkSection(SECTION, renderMarkdown(results, EVENT_STORE_NOTES));
-    log(`\nwrote the "${SECTION}" section of docs/benchmarks.md`);
     if (peerState.error) process.exitCode = 1;
   } finally {
     await server.stop();

@@ -8,7 +8,8 @@
  * own process. Reported: per route requests, p50/p99 and every status other than 2xx (429s apart, as
  * intended answers), the service's RSS sampled each second, the runs and deliveries done, the rebuild's
  * time, and how long after the load the projections' lag (GET /metrics) was back to zero. Nothing is
- * asserted: the numbers go into the "Load" section of docs/benchmarks.md.
+ * asserted: the numbers go into the "Load" section of docs/benchmarks.md. BENCH_SMOKE=1 runs it on
+ * tiny sizes (bench/lib/smoke.ts).
  */
 import { loadavg } from 'node:os';
 import autocannon from 'autocannon';
@@ -26,14 +27,15 @@ import { CRON_SECRET, setUpLoad } from './lib/load-setup.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { textTable, writeBenchmarkSection } from './lib/report.ts';
 import { type MetricsSample, rssMiB, scrape, untilCaughtUp } from './lib/service-metrics.ts';
+import { sized } from './lib/smoke.ts';
 import { numberFromEnv } from './lib/timing.ts';
 
 const settings = {
-  connections: numberFromEnv('BENCH_CONNECTIONS', 64),
-  seconds: numberFromEnv('BENCH_SECONDS', 60),
-  articles: 50,
-  rows: 1000,
-  runRows: 200,
+  connections: numberFromEnv('BENCH_CONNECTIONS', 64, 8),
+  seconds: numberFromEnv('BENCH_SECONDS', 60, 1),
+  articles: sized(50, 5),
+  rows: sized(1000, 20),
+  runRows: sized(200, 5),
 };
 const log = (line: string) => process.stderr.write(`${line}\n`);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

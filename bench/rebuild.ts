@@ -7,7 +7,8 @@
  * whole log. The limit it is weighed against: writing the same final rows into empty tables of the same
  * shape (indexes included) with PostgreSQL COPY, i.e. the fastest way to get those tables at all.
  * Both are expressed over the log's events: events / seconds. Target: >= 20,000 events/s on 2 cores
- * and >= 0.5x the COPY limit.
+ * and >= 0.5x the COPY limit. Knobs: BENCH_REBUILD_EVENTS, BENCH_REBUILD_BATCH; BENCH_SMOKE=1 runs it
+ * on tiny sizes (bench/lib/smoke.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { loadavg } from 'node:os';
@@ -26,18 +27,14 @@ import type { Projection } from '../src/projection/types.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { seedLog, workload } from './lib/rebuild-workload.ts';
 import { describeMachine, markdownTable, textTable, writeBenchmarkSection } from './lib/report.ts';
-import { formatRate, formatRatio, timed } from './lib/timing.ts';
+import { formatRate, formatRatio, numberFromEnv, timed } from './lib/timing.ts';
 
 const SECTION = 'Rebuild';
 const TARGET_RATE = 20_000;
 const TARGET_RATIO = 0.5;
 
-const numberFromEnv = (name: string, fallback: number) => {
-  const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
-};
-const EVENTS = numberFromEnv('BENCH_REBUILD_EVENTS', 200_000);
-const BATCH = numberFromEnv('BENCH_REBUILD_BATCH', 2000);
+const EVENTS = numberFromEnv('BENCH_REBUILD_EVENTS', 200_000, 2000);
+const BATCH = numberFromEnv('BENCH_REBUILD_BATCH', 2000, 500);
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -231,7 +228,6 @@ ${markdownTable(splitHeaders, splitRows)}
 Load average when the run started: ${loadAtStart} (other work on the machine slows every number here alike).
 `;
   await writeBenchmarkSection(SECTION, body);
-  log(`wrote the "${SECTION}" section of docs/benchmarks.md`);
 } finally {
   await server.stop();
 }

@@ -10,7 +10,8 @@
  * 3. POST .../columns/{id}/estimate with a 51-node run condition over those rows, against a bare
  *    route running the hand-written count(*). Target: >= 0.5x.
  * Knobs: BENCH_ROWS, BENCH_SECONDS (per round), BENCH_ROUNDS; BENCH_IMPORT_ONLY=1 measures the import
- * alone and prints it without writing docs/benchmarks.md.
+ * alone and prints it without writing docs/benchmarks.md; BENCH_SMOKE=1 runs it on tiny sizes
+ * (bench/lib/smoke.ts).
  */
 import { loadavg } from 'node:os';
 import { columnsFeature } from '../app/features/columns.ts';
@@ -29,17 +30,18 @@ import { alternatingRounds, summariseRounds } from './lib/rounds.ts';
 import { measureImports } from './lib/rows-import.ts';
 import { importOnlyText, rowsMarkdown, rowsText } from './lib/rows-report.ts';
 import { COLUMN_SPECS, estimateCondition, LIST_FILTER, LIST_SORT, makeRows } from './lib/rows-workload.ts';
+import { sized } from './lib/smoke.ts';
 import { measureLoad, numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Rows';
 const settings = {
-  rows: numberFromEnv('BENCH_ROWS', 100_000),
+  rows: numberFromEnv('BENCH_ROWS', 100_000, 2000),
   batch: 1000,
-  seconds: numberFromEnv('BENCH_SECONDS', 5),
-  rounds: numberFromEnv('BENCH_ROUNDS', 3),
-  connections: 16,
+  seconds: numberFromEnv('BENCH_SECONDS', 5, 0.3),
+  rounds: numberFromEnv('BENCH_ROUNDS', 3, 1),
+  connections: sized(16, 4),
   estimateConcurrency: 4,
-  warmupSeconds: 2,
+  warmupSeconds: sized(2, 0.1),
   importOnly: process.env.BENCH_IMPORT_ONLY === '1',
 };
 const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -7,7 +7,8 @@
  * is stored (one committed insert at a time), which is what the crash bound alone costs.
  * Target: >= 0.8x the plain client's rate. Rounds alternate; medians. Then the time from a row insert to
  * its onInsert result being readable (p50, p99): BENCH_INSERT_ROWS rows inserted one per request,
- * BENCH_INSERT_RATE a second. Knobs: BENCH_RUN_ROWS, BENCH_ROUNDS, BENCH_INSERT_ROWS, BENCH_INSERT_RATE.
+ * BENCH_INSERT_RATE a second. Knobs: BENCH_RUN_ROWS, BENCH_ROUNDS, BENCH_INSERT_ROWS, BENCH_INSERT_RATE;
+ * BENCH_SMOKE=1 runs it on tiny sizes (bench/lib/smoke.ts).
  */
 import { loadavg } from 'node:os';
 import { service } from '../app/modules.ts';
@@ -33,12 +34,12 @@ import { numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'Column runs';
 const settings = {
-  rows: numberFromEnv('BENCH_RUN_ROWS', 10_000),
-  rounds: numberFromEnv('BENCH_ROUNDS', 3),
+  rows: numberFromEnv('BENCH_RUN_ROWS', 10_000, 50),
+  rounds: numberFromEnv('BENCH_ROUNDS', 3, 1),
   concurrency: 16,
   answerMs: 5,
-  insertRows: numberFromEnv('BENCH_INSERT_ROWS', 200),
-  insertRate: numberFromEnv('BENCH_INSERT_RATE', 20),
+  insertRows: numberFromEnv('BENCH_INSERT_ROWS', 200, 5),
+  insertRate: numberFromEnv('BENCH_INSERT_RATE', 20, 20),
 };
 /** What limits the run's rate (measured and profiled; see the section it writes). */
 const RUNS_LIMITS = [

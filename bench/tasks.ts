@@ -11,7 +11,8 @@
  * Seeding goes through the real event store and projections, not HTTP: the tasks' TaskCreated (and
  * for some a TaskStatusChanged) events are appended a thousand streams at a time with
  * appendToStreams, and the service's own projections build the read model from them.
- * Knobs: BENCH_TASKS, BENCH_ENROLLMENTS, BENCH_SECONDS (per round), BENCH_ROUNDS.
+ * Knobs: BENCH_TASKS, BENCH_ENROLLMENTS, BENCH_SECONDS (per round), BENCH_ROUNDS; BENCH_SMOKE=1 runs
+ * it on tiny sizes (bench/lib/smoke.ts).
  */
 import { loadavg } from 'node:os';
 import { leadsFeature } from '../app/features/leads.ts';
@@ -28,6 +29,7 @@ import { openBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { writeBenchmarkSection } from './lib/report.ts';
 import { random } from './lib/rows-workload.ts';
+import { sized } from './lib/smoke.ts';
 import { explainPlan, measureQuerySides } from './lib/tasks-query.ts';
 import { tasksMarkdown, tasksText } from './lib/tasks-report.ts';
 import {
@@ -45,13 +47,14 @@ import { numberFromEnv, timed } from './lib/timing.ts';
 
 const SECTION = 'Tasks';
 const settings = {
-  tasks: numberFromEnv('BENCH_TASKS', 100_000),
-  enrollments: numberFromEnv('BENCH_ENROLLMENTS', 10_000),
-  seconds: numberFromEnv('BENCH_SECONDS', 5),
-  rounds: numberFromEnv('BENCH_ROUNDS', 3),
+  // A smoke run: 1,500 tasks hold the first two that the filter selects (the query must find some).
+  tasks: numberFromEnv('BENCH_TASKS', 100_000, 1500),
+  enrollments: numberFromEnv('BENCH_ENROLLMENTS', 10_000, 20),
+  seconds: numberFromEnv('BENCH_SECONDS', 5, 0.3),
+  rounds: numberFromEnv('BENCH_ROUNDS', 3, 1),
   /** Callers in a closed loop: one (latency), and eight (throughput on a small machine). */
   callers: [1, 8],
-  warmupSeconds: 2,
+  warmupSeconds: sized(2, 0.1),
   chunk: 1000,
 };
 const log = (line: string) => process.stderr.write(`${line}\n`);

@@ -10,9 +10,9 @@
  *    BENCH_LATENCY_SECONDS, each message timed from its event's time (the row's createdAt, the
  *    service clock) to its receipt; p50 and p99.
  * Knobs: BENCH_MESSAGES, BENCH_ROUNDS, BENCH_WARMUP_MESSAGES (an untimed pass of each side first, 1,000),
- * BENCH_LATENCY_SECONDS; BENCH_PROFILE=<dir> writes a CPU profile of
- * each round's deliveries there. Where the PostgreSQL server preloads pg_stat_statements, each round
- * prints the service's statements per message.
+ * BENCH_LATENCY_SECONDS; BENCH_SMOKE=1 runs it on tiny sizes (bench/lib/smoke.ts); BENCH_PROFILE=<dir>
+ * writes a CPU profile of each round's deliveries there. Where the PostgreSQL server preloads
+ * pg_stat_statements, each round prints the service's statements per message.
  */
 import { loadavg } from 'node:os';
 import { service } from '../app/modules.ts';
@@ -37,10 +37,10 @@ import { cpuPerMessage, webhooksMarkdown, webhooksText } from './lib/webhooks-re
 
 const SECTION = 'Webhooks';
 const settings = {
-  messages: numberFromEnv('BENCH_MESSAGES', 10_000),
-  rounds: numberFromEnv('BENCH_ROUNDS', 2),
-  warmUp: numberFromEnv('BENCH_WARMUP_MESSAGES', 1000),
-  latencySeconds: numberFromEnv('BENCH_LATENCY_SECONDS', 10),
+  messages: numberFromEnv('BENCH_MESSAGES', 10_000, 20),
+  rounds: numberFromEnv('BENCH_ROUNDS', 2, 1),
+  warmUp: numberFromEnv('BENCH_WARMUP_MESSAGES', 1000, 5),
+  latencySeconds: numberFromEnv('BENCH_LATENCY_SECONDS', 10, 0.1),
   eventsPerSecond: 200,
   batch: 1000,
 };

@@ -56,7 +56,11 @@ export async function setUpLoad(options: {
       url,
       key,
       tableId,
-      Array.from({ length: 500 }, (_, k) => ({ name: `row ${i + k}`, score: i + k })),
+      // The last batch only what is left: the load's inserts are counted past exactly `rows`.
+      Array.from({ length: Math.min(500, options.rows - i) }, (_, k) => ({
+        name: `row ${i + k}`,
+        score: i + k,
+      })),
     );
   const run = await httpColumnTable(url, key, options.targetUrl, 8);
   await insertRows(

@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SMOKE } from './smoke.ts';
 
 export const BENCHMARKS_FILE = fileURLToPath(new URL('../../docs/benchmarks.md', import.meta.url));
 
@@ -50,15 +51,31 @@ export function verdict(ratio: number, target: number): string {
 }
 
 /**
- * Replaces the `## {name}` section of docs/benchmarks.md (everything up to the next `## ` heading)
- * with `body`, or appends the section when it is not there yet. Other sections are left untouched,
- * so every benchmark can own its own section. Creates the file with a short header if missing.
+ * Where a benchmark's report goes: `BENCH_REPORT_FILE` when set, else docs/benchmarks.md, except in
+ * a smoke run (BENCH_SMOKE=1), whose tiny numbers go nowhere unless BENCH_REPORT_FILE asks.
+ */
+export function reportFile(): string | undefined {
+  if (process.env.BENCH_REPORT_FILE) return process.env.BENCH_REPORT_FILE;
+  return SMOKE ? undefined : BENCHMARKS_FILE;
+}
+
+/**
+ * Replaces the `## {name}` section of the report file (reportFile(), docs/benchmarks.md by default:
+ * everything up to the next `## ` heading) with `body`, or appends the section when it is not there
+ * yet. Other sections are left untouched, so every benchmark can own its own section. Creates the file
+ * with a short header if missing. Says on stderr where it wrote, or that a smoke run wrote nothing.
  */
 export async function writeBenchmarkSection(
   name: string,
   body: string,
-  file = BENCHMARKS_FILE,
+  file: string | undefined = reportFile(),
 ): Promise<void> {
+  if (file === undefined) {
+    process.stderr.write(
+      `smoke run: the "${name}" section is not written (BENCH_REPORT_FILE names a file for it)\n`,
+    );
+    return;
+  }
   const existing = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return HEADER;
     throw error;
@@ -77,4 +94,7 @@ export async function writeBenchmarkSection(
   }
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, updated.endsWith('\n') ? updated : `${updated}\n`);
+  process.stderr.write(
+    `wrote the "${name}" section of ${file === BENCHMARKS_FILE ? 'docs/benchmarks.md' : file}\n`,
+  );
 }

@@ -1,4 +1,5 @@
 import { performance } from 'node:perf_hooks';
+import { SMOKE } from './smoke.ts';
 
 export interface Measurement {
   /** Calls completed inside the measured window. */
@@ -88,8 +89,12 @@ export function formatRatio(a: number | undefined, b: number | undefined): strin
   return `${(a / b).toFixed(2)}x`;
 }
 
-/** A positive number from the environment (BENCH_SECONDS and friends), else the default. */
-export function numberFromEnv(name: string, fallback: number): number {
+/**
+ * A positive number from the environment (BENCH_SECONDS and friends), else the default: `smoke` in a
+ * smoke run (BENCH_SMOKE=1, bench/lib/smoke.ts) when given, `fallback` otherwise.
+ */
+export function numberFromEnv(name: string, fallback: number, smoke?: number): number {
   const value = Number(process.env[name]);
-  return Number.isFinite(value) && value > 0 ? value : fallback;
+  if (Number.isFinite(value) && value > 0) return value;
+  return SMOKE && smoke !== undefined ? smoke : fallback;
 }
