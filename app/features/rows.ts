@@ -1,4 +1,5 @@
 import { rowCommands } from '../../commands/rows/index.ts';
+import { rowIndexesWorker } from '../../processes/rows/row-indexes.ts';
 import { rowsProjection } from '../../projections/rows/rows.ts';
 import { rowQueries } from '../../queries/rows/index.ts';
 import { rowBatchStream, rowStream } from '../../src/domain/rows/row-state.ts';
@@ -11,4 +12,6 @@ export const rowsFeature: Feature = {
   commands: rowCommands,
   queries: rowQueries,
   projections: [rowsProjection],
+  // Builds and drops the rows read model's indexes off its transactions (projections/rows/storage.ts).
+  workers: [rowIndexesWorker],
 };

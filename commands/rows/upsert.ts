@@ -3,8 +3,8 @@ import { Semaphore } from '../../src/content-api/semaphore.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import type { RowColumn } from '../../src/domain/rows/cells.ts';
+import { selectedSql } from '../../src/domain/rows/condition/key-conditions.ts';
 import { prepareCondition, resolverFor } from '../../src/domain/rows/condition/prepare.ts';
-import { conditionSql } from '../../src/domain/rows/condition/sql.ts';
 import { foldCase } from '../../src/domain/rows/condition/values.ts';
 import { SqlParams } from '../../src/domain/rows/sql-params.ts';
 import { AppError, type FieldError } from '../../src/errors.ts';
@@ -45,7 +45,10 @@ export function refuseDuplicates(column: RowColumn, cells: readonly Record<strin
   if (errors.length > 0) throw invalidInput('body', errors);
 }
 
-/** The oldest existing row holding each value, by matchKey, read with the one condition evaluator's SQL. */
+/**
+ * The oldest existing row holding each value, by matchKey, read with the one condition evaluator's SQL
+ * (and the index of the column's key, which that SQL implies).
+ */
 export async function findMatches(
   deps: Pick<ServiceDeps, 'pool'>,
   tableId: string,
@@ -60,7 +63,7 @@ export async function findMatches(
   const params = new SqlParams();
   const { rows } = await deps.pool.query<{ id: string; value: unknown }>(
     `SELECT r.id, r.cells -> ${params.add(column.id, 'text')} AS value FROM ${ROWS} r
-     WHERE r.table_id = ${params.add(tableId)} AND (${conditionSql(condition, params)}) IS TRUE ORDER BY r.id`,
+     WHERE r.table_id = ${params.add(tableId)} AND ${selectedSql(condition, params)} ORDER BY r.id`,
     params.values,
   );
   const matches = new Map<string, string>();

@@ -65,7 +65,7 @@ export async function startRun(
   }
   const { params, inScope, filled, eligible } = eligibility(columns, column, tableId, scope);
   const { rows } = await deps.pool.query<{ id: string }>(
-    `SELECT r.id FROM ${ROWS} r WHERE ${inScope} AND NOT ${filled} AND (${eligible}) IS TRUE ORDER BY r.id`,
+    `SELECT r.id FROM ${ROWS} r WHERE ${inScope} AND NOT ${filled} AND ${eligible} ORDER BY r.id`,
     params.values,
   );
   const eligibleIds = rows.map((r) => r.id);

@@ -52,7 +52,8 @@ export const createTableRoute: RouteModule = (app, deps) => {
       });
       await readYourWrites(deps, result.appended?.position, [tablesProjection]);
       reply.header('location', `/api/tables/${encodeURIComponent(command.tableId)}`);
-      return reply.code(201).send(tableView(result.state));
+      // A new table has no rows yet.
+      return reply.code(201).send({ ...tableView(result.state), rowCount: 0 });
     },
   );
 };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { tablesProjection } from '../../projections/tables/tables.ts';
+import { rowCountOf } from '../../queries/tables/row-count.ts';
 import { loadTableForWrite } from '../../services/tables/load.ts';
 import { handleCommand } from '../../src/command.ts';
 import { tableNotFound } from '../../src/domain/tables/access.ts';
@@ -49,7 +50,7 @@ export const renameTableRoute: RouteModule = (app, deps) => {
         now: deps.clock(),
       });
       await readYourWrites(deps, result.appended?.position, [tablesProjection]);
-      return tableView(result.state);
+      return { ...tableView(result.state), rowCount: await rowCountOf(deps.pool, tableId) };
     },
   );
 };

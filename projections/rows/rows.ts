@@ -1,3 +1,4 @@
+import type { DataType } from '../../src/domain/columns/fields.ts';
 import type { RowBatchEvent, RowEvent } from '../../src/domain/rows/events.ts';
 import { type CellStatus, mergeCells, statusesAt } from '../../src/domain/rows/row-state.ts';
 import type { StoredRow } from '../../src/domain/rows/view.ts';
@@ -11,11 +12,25 @@ import {
   runCellStatus,
   writeRunCells,
 } from './run-cells.ts';
+import {
+  createIndexSql,
+  createPartition,
+  dropIndexSql,
+  existingIndexes,
+  INLINE_INDEX_ROWS,
+  ROW_INDEXES_KIND,
+  ROW_STORAGE,
+  ROWS,
+  storageTables,
+  wantedIndexes,
+} from './storage.ts';
 
-type TableDeletedEvent = RecordedOf<Extract<TableEvent, { type: 'TableDeleted' }>>;
+export { ROW_STORAGE, ROWS };
 
-/** Logical name of the read model; queries import it from here. */
-export const ROWS = 'table_rows';
+type StorageEvent = RecordedOf<
+  Extract<TableEvent, { type: 'TableDeleted' | 'ColumnAdded' | 'ColumnRemoved' }>
+>;
+const STORAGE_EVENTS = new Set(['TableDeleted', 'ColumnAdded', 'ColumnRemoved']);
 
 /** The columns of the read model, in the order `storedFromRow` expects. */
 export const ROW_FIELDS = 'id, cells, cell_status, created_at, updated_at, revision';
@@ -54,6 +69,8 @@ interface Slot {
   changed: boolean;
   /** Only a run's cell status changed (no new version): written by an update of the row as read. */
   statusChanged?: boolean;
+  /** The row came from an insert of this batch and was not read from the table: it may be new. */
+  inserted?: boolean;
 }
 
 const keyOf = (tableId: string, rowId: string) => `${tableId} ${rowId}`;
@@ -100,6 +117,7 @@ function fold(events: readonly Event[], stored: ReadonlyMap<string, Folded>) {
           revision: 0,
         };
         slot.changed = true;
+        slot.inserted = true;
       }
       continue;
     }
@@ -137,46 +155,189 @@ function fold(events: readonly Event[], stored: ReadonlyMap<string, Folded>) {
   return slots;
 }
 
-/** Rows of every table: cells and statuses keyed by column id (the table's current columns name them). */
+/**
+ * Rows of every table: cells and statuses keyed by column id (the table's current columns name them),
+ * a partition of table_rows per table with an index per column key, and each table's row count
+ * (storage.ts).
+ */
 export const rowsProjection: Projection<
-  RowEvent | RowBatchEvent | RunCellsEvent | Extract<TableEvent, { type: 'TableDeleted' }>
+  | RowEvent
+  | RowBatchEvent
+  | RunCellsEvent
+  | Extract<TableEvent, { type: 'TableDeleted' | 'ColumnAdded' | 'ColumnRemoved' }>
 > = {
   name: 'rows',
-  version: 1,
-  // A read model: its commits (one per batch of a run's rows) wake no worker.
+  // 2: partitioned by table, with key indexes and row counts.
+  version: 2,
+  // A read model: its commits (one per batch of a run's rows) wake no worker; the row-indexes worker
+  // it enqueues for finds its items within a second of polling.
   enqueues: [],
-  handles: ['RowsInserted', 'RowCellsChanged', 'RowDeleted', 'TableDeleted', ...RUN_CELL_EVENTS],
-  tables: {
-    // id sorts in creation order byte by byte (src/domain/rows/ids.ts): the primary key serves the
-    // default order, paging by id and every lookup of a row. Filters and sorts on cells read a table's
-    // rows through it too; no index on cells: a case-insensitive comparison could not use one, and a
-    // GIN index would cost every import more than it saves a containment test or two.
-    [ROWS]: (t) => [
-      `CREATE TABLE ${t} (
-        table_id text NOT NULL,
-        id text COLLATE "C" NOT NULL,
-        cells jsonb NOT NULL,
-        cell_status jsonb NOT NULL,
-        created_at timestamptz NOT NULL,
-        updated_at timestamptz NOT NULL,
-        -- The row's version, its ETag: 0 as inserted, the row stream's revision + 1 after a change.
-        revision bigint NOT NULL,
-        PRIMARY KEY (table_id, id)
-      )`,
-    ],
-  },
-  async apply(batch, { tx, table }) {
-    const t = table(ROWS);
-    // A deleted table's rows go with it, after the batch's row events (nothing writes rows to a table
-    // once it is deleted: its commands answer 404).
-    const deletedTables = batch.flatMap((e) => (e.type === 'TableDeleted' ? [e.data.tableId] : []));
-    const events = batch.filter((e): e is Exclude<typeof e, TableDeletedEvent> => e.type !== 'TableDeleted');
-    await applyRowEvents(events, tx, t);
-    if (deletedTables.length > 0) {
-      await tx.query(`DELETE FROM ${t} WHERE table_id = ANY($1::text[])`, [deletedTables]);
+  handles: [
+    'RowsInserted',
+    'RowCellsChanged',
+    'RowDeleted',
+    'TableDeleted',
+    'ColumnAdded',
+    'ColumnRemoved',
+    ...RUN_CELL_EVENTS,
+  ],
+  tables: storageTables,
+  async apply(batch, ctx) {
+    const storage = await Storage.read(ctx, tablesOf(batch));
+    const events: Event[] = [];
+    for (const event of batch) {
+      if (STORAGE_EVENTS.has(event.type)) storage.change(event as StorageEvent);
+      else events.push(event as Event);
     }
+    // Rows of a table deleted by the end of the batch go with it: they are not written at all.
+    const kept = events.filter((e) => !storage.deletedAtEnd(e.data.tableId));
+    await storage.partitionsFor(kept.filter((e) => e.type === 'RowsInserted').map((e) => e.data.tableId));
+    const counts = await applyRowEvents(kept, ctx.tx, ctx.table(ROWS), storage.withRows());
+    await storage.save(counts);
   },
 };
+
+/** The tables a batch touches. */
+const tablesOf = (batch: readonly { data: { tableId: string } }[]) => [
+  ...new Set(batch.map((e) => e.data.tableId)),
+];
+
+interface TableStorage {
+  table_id: string;
+  partition: string | null;
+  row_count: number;
+  columns: Record<string, DataType>;
+  deleted: boolean;
+}
+
+/**
+ * The storage rows of the tables a batch touches, read and locked once, changed in memory by the
+ * batch's column and table events, and written back with the row counts. What a change needs of a
+ * partition's indexes happens here in a rebuild's shadow tables (nobody reads them yet), and in the
+ * live tables by the row-indexes worker (processes/rows/row-indexes.ts), CONCURRENTLY, so that no read
+ * or write of a large table waits for an index build.
+ */
+class Storage {
+  /** Tables with a partition whose columns or existence changed: the event that changed each last. */
+  private readonly changed = new Map<string, string>();
+  /** Tables whose partition this batch made (with their indexes). */
+  private readonly created = new Set<string>();
+
+  private constructor(
+    private readonly ctx: ApplyContext,
+    private readonly tables: Map<string, TableStorage>,
+    /** A rebuild's shadow tables: nobody reads them, so schema changes are made in place. */
+    private readonly shadow: boolean,
+  ) {}
+
+  static async read(ctx: ApplyContext, tableIds: readonly string[]): Promise<Storage> {
+    const { rows } = await ctx.tx.query<TableStorage & { row_count: string }>(
+      `SELECT table_id, partition, row_count, columns, deleted FROM ${ctx.table(ROW_STORAGE)}
+       WHERE table_id = ANY($1::text[]) FOR UPDATE`,
+      [tableIds],
+    );
+    const tables = new Map(rows.map((r) => [r.table_id, { ...r, row_count: Number(r.row_count) }]));
+    for (const tableId of tableIds) {
+      if (!tables.has(tableId))
+        tables.set(tableId, {
+          table_id: tableId,
+          partition: null,
+          row_count: 0,
+          columns: {},
+          deleted: false,
+        });
+    }
+    return new Storage(ctx, tables, ctx.table(ROWS) !== ROWS);
+  }
+
+  /** The tables that have a partition (rows of others cannot exist). */
+  withRows(): string[] {
+    return [...this.tables.values()].filter((t) => t.partition !== null).map((t) => t.table_id);
+  }
+
+  deletedAtEnd(tableId: string): boolean {
+    return this.tables.get(tableId)?.deleted === true;
+  }
+
+  change(event: StorageEvent): void {
+    const table = this.tables.get(event.data.tableId)!;
+    if (event.type === 'ColumnAdded')
+      table.columns = { ...table.columns, [event.data.columnId]: event.data.dataType };
+    else if (event.type === 'ColumnRemoved') {
+      const { [event.data.columnId]: _, ...rest } = table.columns;
+      table.columns = rest;
+    } else table.deleted = true;
+    if (table.partition !== null) this.changed.set(table.table_id, event.id);
+  }
+
+  /** Partitions for the tables that get rows in this batch and have none yet, indexed for their columns. */
+  async partitionsFor(tableIds: readonly string[]): Promise<void> {
+    for (const tableId of new Set(tableIds)) {
+      const table = this.tables.get(tableId)!;
+      if (table.partition !== null) continue;
+      table.partition = await createPartition(this.ctx.tx, this.ctx.table(ROWS), tableId, table.columns);
+      this.created.add(tableId);
+    }
+  }
+
+  /** Writes the storage rows back, the row counts moved by `counts`, and makes or enqueues index changes. */
+  async save(counts: ReadonlyMap<string, number>): Promise<void> {
+    const rows = [...this.tables.values()];
+    for (const table of rows) {
+      table.row_count += counts.get(table.table_id) ?? 0;
+      if (table.deleted) await this.deleteRows(table);
+      else if (this.shadow && this.changed.has(table.table_id) && !this.created.has(table.table_id))
+        await this.reindexInPlace(table.partition!, table.columns);
+    }
+    await this.ctx.tx.query(
+      `INSERT INTO ${this.ctx.table(ROW_STORAGE)} AS s (table_id, partition, row_count, columns, deleted)
+       SELECT table_id, partition, row_count, columns, deleted
+       FROM json_to_recordset($1::json)
+         AS r(table_id text, partition text, row_count bigint, columns jsonb, deleted boolean)
+       ON CONFLICT (table_id) DO UPDATE SET partition = EXCLUDED.partition, row_count = EXCLUDED.row_count,
+         columns = EXCLUDED.columns, deleted = EXCLUDED.deleted`,
+      [JSON.stringify(rows)],
+    );
+    if (this.shadow || this.changed.size === 0) return;
+    // One item per event that asked (a settled item is kept a while, so an id is never enqueued
+    // twice), one at a time per table; each brings the table's partition to what its storage row says.
+    await this.ctx.enqueue(
+      [...this.changed].map(([tableId, eventId]) => ({
+        id: `${ROW_INDEXES_KIND}:${tableId}:${eventId}`,
+        kind: ROW_INDEXES_KIND,
+        organizationId: 'system',
+        groupKey: tableId,
+        groupLimit: 1,
+        payload: { tableId },
+      })),
+    );
+  }
+
+  /**
+   * A deleted table's rows: in a rebuild its partition is dropped; live, a small table's rows are
+   * deleted at once, and the row-indexes worker detaches and drops the partition (a large table's with
+   * its rows) without locking table_rows.
+   */
+  private async deleteRows(table: TableStorage): Promise<void> {
+    if (table.partition === null) return;
+    if (this.shadow) {
+      await this.ctx.tx.query(`DROP TABLE IF EXISTS "${table.partition}"`);
+      table.partition = null;
+    } else if (table.row_count <= INLINE_INDEX_ROWS)
+      await this.ctx.tx.query(`DELETE FROM "${table.partition}"`);
+    table.row_count = 0;
+  }
+
+  /** A shadow partition's indexes made what its columns say, in the rebuild's transaction. */
+  private async reindexInPlace(partition: string, columns: Record<string, DataType>): Promise<void> {
+    const { tx } = this.ctx;
+    const wanted = wantedIndexes(partition, columns);
+    const names = new Set(wanted.map((i) => i.name));
+    for (const index of await existingIndexes(tx, partition))
+      if (!names.has(index.name) || !index.valid) await tx.query(dropIndexSql(index.name, false));
+    for (const index of wanted) await tx.query(createIndexSql(partition, index, false));
+  }
+}
 
 type InsertEvent = RecordedOf<RowBatchEvent>;
 
@@ -187,16 +348,18 @@ type InsertEvent = RecordedOf<RowBatchEvent>;
  * the server's CPU of the upsert by JSON). What a fold would write for them: each row as inserted,
  * revision 0, statuses stamped with the batch's time; a row that exists already (a batch applied
  * again) is left as it is, as the fold's version guard leaves it. Answers the ids of the events found
- * in the log's table: under EventStoreDB the table holds none, and the batch folds them in memory.
+ * in the log's table (under EventStoreDB the table holds none, and the batch folds them in memory) and
+ * how many rows each table gained.
  */
 async function insertFromLog(
   tx: ApplyContext['tx'],
   t: string,
   ids: readonly string[],
+  counts: Map<string, number>,
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   // `data || '{}'` detoasts the event once: each `->` on the stored value would decompress it again.
-  const { rows } = await tx.query<{ id: string }>(
+  const { rows } = await tx.query<{ id: string | null; table_id: string | null; n: string | null }>(
     `WITH ev AS MATERIALIZED (
        SELECT event_id::text AS id, d ->> 'tableId' AS table_id, d ->> 'at' AS at, d -> 'rows' AS rows
        FROM (SELECT event_id, data || '{}' AS d FROM events WHERE event_id = ANY($1::uuid[])) AS e
@@ -209,12 +372,18 @@ async function insertFromLog(
          ev.at::timestamptz, ev.at::timestamptz, 0
        FROM ev CROSS JOIN LATERAL jsonb_to_recordset(ev.rows) AS r("rowId" text, cells jsonb, statuses jsonb)
        ON CONFLICT (table_id, id) DO NOTHING
+       RETURNING table_id
      )
-     SELECT id FROM ev`,
+     SELECT id, NULL AS table_id, NULL AS n FROM ev
+     UNION ALL SELECT NULL, table_id, count(*) FROM inserted GROUP BY table_id`,
     [ids],
   );
-  return new Set(rows.map((r) => r.id));
+  for (const r of rows) if (r.table_id !== null) add(counts, r.table_id, Number(r.n));
+  return new Set(rows.flatMap((r) => (r.id === null ? [] : [r.id])));
 }
+
+const add = (counts: Map<string, number>, tableId: string, n: number) =>
+  counts.set(tableId, (counts.get(tableId) ?? 0) + n);
 
 /** Inserts the batch's events may copy in SQL: stored in the form the SQL reads, rows touched by nothing else. */
 function copiedInSql(events: readonly Event[]): string[] {
@@ -233,60 +402,95 @@ function copiedInSql(events: readonly Event[]): string[] {
     .map((e) => e.id);
 }
 
-async function applyRowEvents(all: readonly Event[], tx: ApplyContext['tx'], t: string): Promise<void> {
+/**
+ * Applies the batch's row events and answers how many rows each table gained or lost. `tables`: the
+ * tables that have a partition; every statement names them, so that PostgreSQL opens their
+ * partitions only (a statement that does not would open and lock every table's partition).
+ */
+async function applyRowEvents(
+  all: readonly Event[],
+  tx: ApplyContext['tx'],
+  t: string,
+  tables: readonly string[],
+): Promise<Map<string, number>> {
+  const counts = new Map<string, number>();
   // The rows of the inserts copied in SQL are touched by no other event here: the rest folds apart.
-  const copied = await insertFromLog(tx, t, copiedInSql(all));
+  const copied = await insertFromLog(tx, t, copiedInSql(all), counts);
   const events = copied.size === 0 ? all : all.filter((e) => !copied.has(e.id));
-  {
-    const seen = new Set<string>();
-    const toRead: string[] = [];
-    for (const event of events) {
-      for (const key of rowsOf(event)) {
-        if (seen.has(key)) continue;
-        seen.add(key);
-        if (event.type !== 'RowsInserted') toRead.push(key);
-      }
+  const seen = new Set<string>();
+  const toRead: string[] = [];
+  for (const event of events) {
+    for (const key of rowsOf(event)) {
+      if (seen.has(key)) continue;
+      seen.add(key);
+      if (event.type !== 'RowsInserted') toRead.push(key);
     }
-    const stored = new Map<string, Folded>();
-    if (toRead.length > 0) {
-      const { rows } = await tx.query<Folded & { revision: string }>(
-        `SELECT table_id, id, cells, cell_status, created_at, updated_at, revision FROM ${t}
-         WHERE (table_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[])) FOR UPDATE`,
-        [toRead.map((k) => k.split(' ')[0]), toRead.map((k) => k.split(' ')[1])],
-      );
-      for (const r of rows) stored.set(`${r.table_id} ${r.id}`, { ...r, revision: Number(r.revision) });
+  }
+  const stored = new Map<string, Folded>();
+  if (toRead.length > 0) {
+    const { rows } = await tx.query<Folded & { revision: string }>(
+      `SELECT table_id, id, cells, cell_status, created_at, updated_at, revision FROM ${t}
+       WHERE table_id = ANY($3::text[]) AND (table_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+       FOR UPDATE`,
+      [toRead.map((k) => k.split(' ')[0]), toRead.map((k) => k.split(' ')[1]), tables],
+    );
+    for (const r of rows) stored.set(`${r.table_id} ${r.id}`, { ...r, revision: Number(r.revision) });
+  }
+  const upserts: (Folded & { inserted?: boolean })[] = [];
+  const statusOnly: Folded[] = [];
+  const deletes: string[][] = [[], []];
+  for (const [key, slot] of fold(events, stored)) {
+    if (slot.row && slot.changed) upserts.push(slot.inserted ? { ...slot.row, inserted: true } : slot.row);
+    else if (slot.row && slot.statusChanged) statusOnly.push(slot.row);
+    else if (!slot.row && slot.changed) {
+      // A row inserted and deleted within the batch is not there: deleting it anyway costs nothing.
+      const [tableId, id] = key.split(' ') as [string, string];
+      deletes[0]!.push(tableId);
+      deletes[1]!.push(id);
     }
-    const upserts: Folded[] = [];
-    const statusOnly: Folded[] = [];
-    const deletes: string[][] = [[], []];
-    for (const [key, slot] of fold(events, stored)) {
-      if (slot.row && slot.changed) upserts.push(slot.row);
-      else if (slot.row && slot.statusChanged) statusOnly.push(slot.row);
-      else if (!slot.row && slot.changed) {
-        // A row inserted and deleted within the batch is not there: deleting it anyway costs nothing.
-        const [tableId, id] = key.split(' ') as [string, string];
-        deletes[0]!.push(tableId);
-        deletes[1]!.push(id);
-      }
-    }
-    if (deletes[0]!.length > 0) {
-      await tx.query(
-        `DELETE FROM ${t} WHERE (table_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-        deletes,
-      );
-    }
-    await writeRunCells(tx, t, statusOnly);
-    if (upserts.length === 0) return;
-    // One JSON parameter for the whole batch, as the other read models do.
-    await tx.query(
-      `INSERT INTO ${t} AS cur (table_id, id, cells, cell_status, created_at, updated_at, revision)
+  }
+  if (deletes[0]!.length > 0) {
+    const { rows } = await tx.query<{ table_id: string }>(
+      `DELETE FROM ${t} WHERE table_id = ANY($3::text[])
+         AND (table_id, id) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+       RETURNING table_id`,
+      [...deletes, tables],
+    );
+    for (const r of rows) add(counts, r.table_id, -1);
+  }
+  await writeRunCells(tx, t, statusOnly);
+  if (upserts.length === 0) return counts;
+  // One JSON parameter for the whole batch, as the other read models do. Rows an insert of this batch
+  // brought go in first, as new rows (what they count); those already there (a batch applied again)
+  // and every other row are then written over a lower version.
+  const fresh = upserts.filter((r) => r.inserted);
+  const inserted = new Set<string>();
+  if (fresh.length > 0) {
+    const { rows } = await tx.query<{ table_id: string; id: string }>(
+      `INSERT INTO ${t} (table_id, id, cells, cell_status, created_at, updated_at, revision)
        SELECT table_id, id, cells, cell_status, created_at, updated_at, revision
        FROM json_to_recordset($1::json) AS r(table_id text, id text, cells jsonb, cell_status jsonb,
          created_at timestamptz, updated_at timestamptz, revision bigint)
-       ON CONFLICT (table_id, id) DO UPDATE SET cells = EXCLUDED.cells, cell_status = EXCLUDED.cell_status,
-         updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
-       WHERE cur.revision < EXCLUDED.revision`,
-      [JSON.stringify(upserts)],
+       ON CONFLICT (table_id, id) DO NOTHING
+       RETURNING table_id, id`,
+      [JSON.stringify(fresh.map(({ inserted: _, ...row }) => row))],
     );
+    for (const r of rows) {
+      inserted.add(keyOf(r.table_id, r.id));
+      add(counts, r.table_id, 1);
+    }
   }
+  const rest = upserts.filter((r) => !inserted.has(keyOf(r.table_id, r.id)));
+  if (rest.length === 0) return counts;
+  await tx.query(
+    `INSERT INTO ${t} AS cur (table_id, id, cells, cell_status, created_at, updated_at, revision)
+     SELECT table_id, id, cells, cell_status, created_at, updated_at, revision
+     FROM json_to_recordset($1::json) AS r(table_id text, id text, cells jsonb, cell_status jsonb,
+       created_at timestamptz, updated_at timestamptz, revision bigint)
+     ON CONFLICT (table_id, id) DO UPDATE SET cells = EXCLUDED.cells, cell_status = EXCLUDED.cell_status,
+       updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
+     WHERE cur.revision < EXCLUDED.revision`,
+    [JSON.stringify(rest.map(({ inserted: _, ...row }) => row))],
+  );
+  return counts;
 }

@@ -66,13 +66,15 @@ export async function writeRunCells(
     `UPDATE ${t} AS cur SET cell_status = r.cell_status, updated_at = r.updated_at
      FROM unnest($1::text[], $2::text[], $3::jsonb[], $4::timestamptz[], $5::bigint[])
        AS r(table_id, id, cell_status, updated_at, revision)
-     WHERE cur.table_id = r.table_id AND cur.id = r.id AND cur.revision = r.revision`,
+     WHERE cur.table_id = ANY($6::text[]) -- opens these tables' partitions only
+       AND cur.table_id = r.table_id AND cur.id = r.id AND cur.revision = r.revision`,
     [
       rows.map((r) => r.table_id),
       rows.map((r) => r.id),
       rows.map((r) => JSON.stringify(r.cell_status)),
       rows.map((r) => (r.updated_at instanceof Date ? r.updated_at.toISOString() : r.updated_at)),
       rows.map((r) => r.revision),
+      [...new Set(rows.map((r) => r.table_id))],
     ],
   );
 }

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 import { creditsPerRow } from '../../processes/runs/providers/index.ts';
 import { ORGANIZATIONS } from '../../projections/accounts/organizations.ts';
-import { ROWS } from '../../projections/rows/rows.ts';
+import { ROW_STORAGE, ROWS } from '../../projections/rows/rows.ts';
+import type { Pool } from '../../src/db/pool.ts';
+import type { Column } from '../../src/domain/columns/fields.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { ColumnParams } from '../../src/domain/tables/schemas.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { eligibility } from './eligibility.ts';
-import { EstimateBody } from './run-scope.ts';
+import { EstimateBody, type RunScope } from './run-scope.ts';
 import { readableColumns } from './table-columns.ts';
 
 export const EstimateSchema = z
@@ -48,21 +50,14 @@ export const estimateRoute: RouteModule = (app, deps) => {
       const column = columns.find((c) => c.id === columnId);
       if (!column) throw columnNotFound(tableId, columnId);
 
-      const { params, inScope, filled, eligible } = eligibility(columns, column, tableId, request.body);
-      const { rows } = await deps.pool.query<{
-        candidates: number;
-        filled: number;
-        eligible: number;
-        balance: number | null;
-      }>(
-        `SELECT count(*)::int AS candidates,
-                count(*) FILTER (WHERE ${filled})::int AS filled,
-                count(*) FILTER (WHERE NOT ${filled} AND (${eligible}) IS TRUE)::int AS eligible,
-                (SELECT credit_balance FROM ${ORGANIZATIONS} WHERE organization_id = ${params.add(principal.organizationId)}) AS balance
-         FROM ${ROWS} r WHERE ${inScope}`,
-        params.values,
+      const counts = await countEligible(
+        deps.pool,
+        principal.organizationId,
+        columns,
+        column,
+        tableId,
+        request.body,
       );
-      const counts = rows[0]!;
       const perRow = creditsPerRow(column.config);
       const estimatedCredits = counts.eligible * perRow;
       const balance = counts.balance ?? 0;
@@ -79,3 +74,55 @@ export const estimateRoute: RouteModule = (app, deps) => {
     },
   );
 };
+
+/**
+ * The estimate's counts in one statement (one snapshot), each its own subquery so that each can use
+ * an index (counting all three with FILTERs reads every row in scope): the rows in scope (for `all`
+ * the count the read model keeps), those onlyEmpty skips, and the eligible ones among the rest; with
+ * the balance.
+ */
+async function countEligible(
+  pool: Pool,
+  organizationId: string,
+  columns: readonly Column[],
+  column: Column,
+  tableId: string,
+  scope: RunScope,
+): Promise<{ candidates: number; filled: number; eligible: number; balance: number | null }> {
+  const { params, inScope, all, filled, eligible } = eligibility(columns, column, tableId, scope);
+  const everyCandidate = eligible === 'TRUE' && filled === 'FALSE';
+  if (all && everyCandidate) {
+    // Every row of the table, none skipped: the count the read model keeps (the scope's SQL unused).
+    const { rows } = await pool.query<{ candidates: string | null; balance: number | null }>(
+      `SELECT (SELECT row_count FROM ${ROW_STORAGE} WHERE table_id = $1) AS candidates,
+              (SELECT credit_balance FROM ${ORGANIZATIONS} WHERE organization_id = $2) AS balance`,
+      [tableId, organizationId],
+    );
+    const candidates = Number(rows[0]!.candidates ?? 0);
+    return { candidates, filled: 0, eligible: candidates, balance: rows[0]!.balance };
+  }
+  const count = (where: string) => `(SELECT count(*) FROM ${ROWS} r WHERE ${inScope} AND ${where})`;
+  const candidates = all
+    ? `coalesce((SELECT row_count FROM ${ROW_STORAGE} WHERE table_id = ${params.add(tableId)}), 0)`
+    : count('TRUE');
+  const { rows } = await pool.query<{
+    candidates: string;
+    filled: string;
+    eligible: string | null;
+    balance: number | null;
+  }>(
+    `SELECT ${candidates} AS candidates,
+            ${filled === 'FALSE' ? '0' : count(filled)} AS filled,
+            ${everyCandidate ? 'NULL' : count(`NOT ${filled} AND ${eligible}`)} AS eligible,
+            (SELECT credit_balance FROM ${ORGANIZATIONS} WHERE organization_id = ${params.add(organizationId)}) AS balance`,
+    params.values,
+  );
+  const counts = rows[0]!;
+  const candidateCount = Number(counts.candidates);
+  return {
+    candidates: candidateCount,
+    filled: Number(counts.filled),
+    eligible: everyCandidate ? candidateCount : Number(counts.eligible),
+    balance: counts.balance,
+  };
+}

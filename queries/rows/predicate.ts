@@ -5,8 +5,8 @@ import { type RunCondition, runConditionBounds } from '../../src/domain/columns/
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import type { RowColumn } from '../../src/domain/rows/cells.ts';
 import { checkReferences } from '../../src/domain/rows/condition/check.ts';
+import { selectedSql } from '../../src/domain/rows/condition/key-conditions.ts';
 import { filterAsCondition, prepareCondition, resolverFor } from '../../src/domain/rows/condition/prepare.ts';
-import { conditionSql } from '../../src/domain/rows/condition/sql.ts';
 import type { SqlParams } from '../../src/domain/rows/sql-params.ts';
 import { formatPath } from '../../src/errors.ts';
 
@@ -34,7 +34,8 @@ export function filterFromQuery(text: string | undefined): FilterObject | undefi
 }
 
 /**
- * A filter or a condition (at most one) as a SQL predicate on the row `r`, after checking that it names
+ * A filter or a condition (at most one) as SQL on the row `r` that is true for the rows it selects
+ * (selectedSql: the condition, and what it implies of indexed keys), after checking that it names
  * columns of the table; `where` the request carried it. Undefined: every row.
  */
 export function rowPredicate(
@@ -53,7 +54,7 @@ export function rowPredicate(
   const node = filter ? filterAsCondition(filter) : condition;
   if (!node) return undefined;
   const prepared = prepareCondition(node, resolverFor(columns));
-  return (params) => conditionSql(prepared, params);
+  return (params) => selectedSql(prepared, params);
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

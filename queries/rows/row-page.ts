@@ -4,6 +4,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import { invalidInput } from '../../src/domain/rows/access.ts';
 import type { RowColumn } from '../../src/domain/rows/cells.ts';
 import { typedCell } from '../../src/domain/rows/condition/sql.ts';
+import { columnKey } from '../../src/domain/rows/keys.ts';
 import { SqlParams } from '../../src/domain/rows/sql-params.ts';
 import { type RowView, rowView } from '../../src/domain/rows/view.ts';
 import { inputIssues } from '../../src/http/input-guard.ts';
@@ -36,7 +37,8 @@ export function parseSort(text: string | undefined, byKey: ReadonlyMap<string, R
 /**
  * The value a column sorts by, as SQL over the row `r`: numbers as numbers, dates by their UTC text
  * (the stored form sorts as time does), text case-insensitively, JSON in PostgreSQL's jsonb order. A
- * missing cell is NULL, and sorts last either way.
+ * missing cell is NULL, and sorts last either way. A source may sort by keys of its own (the rows read
+ * model sorts by the keys its indexes hold, src/domain/rows/keys.ts).
  */
 function sortExpression(column: RowColumn, params: SqlParams): string {
   const id = params.add(column.id);
@@ -134,11 +136,40 @@ function afterCursor(sort: readonly SortKey[], exprs: readonly string[], cursor:
       after = `(${expr} IS NULL AND ${after})`;
       continue;
     }
-    const cast = CASTS[sort[i]!.column.dataType];
-    const v = params.add(cast === 'jsonb' ? JSON.stringify(value) : value, cast);
+    const v = cursorParam(sort[i]!, value, params);
     after = `(${expr} ${sort[i]!.desc ? '<' : '>'} ${v} OR ${expr} IS NULL OR (${expr} = ${v} AND ${after}))`;
   }
   return after;
+}
+
+function cursorParam(key: SortKey, value: unknown, params: SqlParams): string {
+  const cast = CASTS[key.column.dataType];
+  return params.add(cast === 'jsonb' ? JSON.stringify(value) : value, cast);
+}
+
+/**
+ * The rows after the cursor as disjoint parts, each an index range on the first key, in the order
+ * they come: rows tied with the cursor on the first key (and after it on the rest), rows past it on
+ * the first key, then rows whose first key is NULL. afterCursor's one condition is the same rows,
+ * but its ORs bound no index scan: deep in a large table, a page would read every row before it.
+ */
+function partsAfterCursor(
+  sort: readonly SortKey[],
+  exprs: readonly string[],
+  cursor: Cursor,
+  params: SqlParams,
+): string[] {
+  const [first, ...rest] = sort;
+  const firstExpr = exprs[0]!;
+  const restAfter = () => afterCursor(rest, exprs.slice(1), { ...cursor, v: cursor.v.slice(1) }, params);
+  if (!first) return [afterCursor(sort, exprs, cursor, params)];
+  if (cursor.v[0] === null) return [`${firstExpr} IS NULL AND ${restAfter()}`];
+  const v = cursorParam(first, cursor.v[0], params);
+  return [
+    `${firstExpr} = ${v} AND ${restAfter()}`,
+    `${firstExpr} ${first.desc ? '<' : '>'} ${v}`,
+    `${firstExpr} IS NULL`,
+  ];
 }
 
 export interface PageRequest {
@@ -147,7 +178,10 @@ export interface PageRequest {
   sort: readonly SortKey[];
   /** Where the cursor came from, for the path a bad one is reported at. */
   cursorPath: string;
-  /** A predicate on the row `r` (a filter or condition compiled to SQL), adding its own parameters. */
+  /**
+   * The rows selected, as SQL over the row `r` that is true for them (a filter or condition compiled
+   * by selectedSql), adding its own parameters.
+   */
   where?: (params: SqlParams) => string;
   /** The most cell bytes of the page (readRowPage): PAGE_BYTES unless said. */
   maxBytes?: number;
@@ -165,29 +199,53 @@ export interface PageSource {
   table: string;
   /** The predicate on `r` that scopes the page (a table's rows, an organization's tasks). */
   scope: (params: SqlParams) => string;
+  /** What a column sorts by over `r` (the source's indexed keys); sortExpression when not given. */
+  sortKey?: (column: RowColumn, params: SqlParams) => string;
 }
 
-/** A keyset page's statement over any source whose sort keys read `r.cells` (rows, tasks). */
+/**
+ * A keyset page's statement over any source whose sort keys read `r.cells` (rows, tasks). Each part
+ * of the rows after a cursor (partsAfterCursor) is read in the page's order up to the limit, and the
+ * page is the first rows of their union: an index on the first key serves every part.
+ */
 export function keysetQuery(source: PageSource, request: PageRequest): { text: string; values: unknown[] } {
   const params = new SqlParams();
   const conditions = [source.scope(params)];
-  const exprs = request.sort.map((k) => sortExpression(k.column, params));
-  if (request.where) conditions.push(`(${request.where(params)}) IS TRUE`);
-  if (request.cursor) {
-    const cursor = decodeCursor(request.cursor, request.sort, request.cursorPath);
-    conditions.push(afterCursor(request.sort, exprs, cursor, params));
-  }
-  const order = [...request.sort.map((k, i) => `${exprs[i]} ${k.desc ? 'DESC' : 'ASC'} NULLS LAST`), 'r.id'];
-  const text = `SELECT ${source.fields}${exprs.map((e, i) => `, ${e} AS s${i}`).join('')}
-    FROM ${source.table} r WHERE ${conditions.join(' AND ')}
-    ORDER BY ${order.join(', ')} LIMIT ${params.add(request.limit + 1)}`;
+  const exprs = request.sort.map((k) => (source.sortKey ?? sortExpression)(k.column, params));
+  if (request.where) conditions.push(request.where(params));
+  const parts = request.cursor
+    ? partsAfterCursor(
+        request.sort,
+        exprs,
+        decodeCursor(request.cursor, request.sort, request.cursorPath),
+        params,
+      )
+    : ['TRUE'];
+  const direction = (k: SortKey) => (k.desc ? 'DESC' : 'ASC');
+  const order = [...request.sort.map((k, i) => `${exprs[i]} ${direction(k)} NULLS LAST`), 'r.id'];
+  const limit = params.add(request.limit + 1);
+  const select = (part: string) => `SELECT ${source.fields}${exprs.map((e, i) => `, ${e} AS s${i}`).join('')}
+    FROM ${source.table} r WHERE ${[...conditions, part].join(' AND ')}
+    ORDER BY ${order.join(', ')} LIMIT ${limit}`;
+  if (parts.length === 1) return { text: select(parts[0]!), values: params.values };
+  const outer = [...request.sort.map((k, i) => `s${i} ${direction(k)} NULLS LAST`), 'id'];
+  const text = `SELECT * FROM (${parts.map((p) => `(${select(p)})`).join(' UNION ALL ')}) AS parts
+    ORDER BY ${outer.join(', ')} LIMIT ${limit}`;
   return { text, values: params.values };
 }
 
-/** The page's statement and its parameters (the benchmark's bare route runs the same). */
+/**
+ * The page's statement and its parameters (the benchmark's bare route runs the same). Rows sort by
+ * the keys their table's partition indexes (src/domain/rows/keys.ts).
+ */
 export const pageQuery = (tableId: string, request: PageRequest) =>
   keysetQuery(
-    { fields: ROW_FIELDS, table: ROWS, scope: (params) => `r.table_id = ${params.add(tableId)}` },
+    {
+      fields: ROW_FIELDS,
+      table: ROWS,
+      scope: (params) => `r.table_id = ${params.add(tableId)}`,
+      sortKey: (column) => columnKey(column.dataType, column.id),
+    },
     request,
   );
 

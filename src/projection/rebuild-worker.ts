@@ -7,7 +7,7 @@ import { projectionAudit } from './audit.ts';
 import { checkpoints } from './checkpoints.ts';
 import { lockKeys } from './locks.ts';
 import { type RebuildOptions, rebuildCheckpointName, rebuildRecords } from './rebuild-records.ts';
-import { promoteShadow } from './shadow-tables.ts';
+import { dropRetired, promoteShadow } from './shadow-tables.ts';
 import type { Projection } from './types.ts';
 
 /** An event the new version cannot apply: the rebuild stops there and can be resumed after a fix. */
@@ -190,6 +190,8 @@ export class RebuildWorker {
         });
         this.position = position;
       });
+      // What the swap set aside (a partitioned table's old tables) goes after it, a table at a time.
+      for (const logical of Object.keys(this.shadows)) await dropRetired(this.pool, logical).catch(() => {});
       return true;
     } catch (error) {
       if ((error as { code?: string }).code === LOCK_NOT_AVAILABLE) return false;

@@ -1,4 +1,5 @@
-import type { PoolClient } from '../db/pool.ts';
+import { randomBytes } from 'node:crypto';
+import type { Pool, PoolClient } from '../db/pool.ts';
 import type { Projection } from './types.ts';
 
 /** Logical table name -> physical shadow table name. */
@@ -49,12 +50,31 @@ export async function tablesExist(tx: PoolClient, names: readonly string[]): Pro
 /**
  * Replaces the live table by its shadow: drops the live one and renames the shadow, and the indexes,
  * constraints and sequences named after it, to the logical name. Runs inside the swap transaction.
+ * A partitioned live table is not dropped there but renamed aside (`<logical>__retired_<suffix>`):
+ * dropping it with its partitions, each with its indexes, would take a lock on every one of them in
+ * one transaction, more than PostgreSQL's lock table holds for a few thousand partitions. The caller
+ * drops what was retired after the swap has committed (dropRetired).
  */
 export async function promoteShadow(tx: PoolClient, logical: string, shadow: string): Promise<void> {
-  await tx.query(`DROP TABLE IF EXISTS ${quoteIdent(logical)}`);
-  await tx.query(`ALTER TABLE ${quoteIdent(shadow)} RENAME TO ${quoteIdent(logical)}`);
+  const { rows: live } = await tx.query<{ kind: string }>(
+    'SELECT relkind::text AS kind FROM pg_class WHERE oid = to_regclass($1)',
+    [quoteIdent(logical)],
+  );
+  if (live[0]?.kind === 'p') {
+    const retired = `${logical}__retired_${randomBytes(3).toString('hex')}`;
+    await renameWithOwned(tx, logical, logical, retired);
+  } else await tx.query(`DROP TABLE IF EXISTS ${quoteIdent(logical)}`);
+  await renameWithOwned(tx, shadow, shadow, logical);
+}
+
+/**
+ * Renames table `table` to `to`, and the indexes, sequences and constraints named after `from` (its
+ * name) to names after `to`.
+ */
+async function renameWithOwned(tx: PoolClient, table: string, from: string, to: string): Promise<void> {
+  await tx.query(`ALTER TABLE ${quoteIdent(table)} RENAME TO ${quoteIdent(to)}`);
   const renamed = (name: string) =>
-    name.startsWith(shadow) ? `${logical}${name.slice(shadow.length)}`.slice(0, 63) : undefined;
+    name.startsWith(from) ? `${to}${name.slice(from.length)}`.slice(0, 63) : undefined;
   // Renaming an index also renames the constraint it backs (primary key, unique, exclusion).
   const { rows: owned } = await tx.query<{ name: string; kind: string }>(
     `SELECT c.relname AS name, c.relkind::text AS kind FROM pg_class c
@@ -63,27 +83,49 @@ export async function promoteShadow(tx: PoolClient, logical: string, shadow: str
      SELECT s.relname, s.relkind::text FROM pg_class s
        JOIN pg_depend d ON d.objid = s.oid AND d.classid = 'pg_class'::regclass
       WHERE d.refobjid = $1::regclass AND s.relkind = 'S'`,
-    [quoteIdent(logical)],
+    [quoteIdent(to)],
   );
   for (const { name, kind } of owned) {
-    const to = renamed(name);
-    if (!to) continue;
-    // A name still taken (by an unrelated relation) keeps the shadow's name rather than fail the swap.
-    const { rows: taken } = await tx.query('SELECT to_regclass($1) AS t', [quoteIdent(to)]);
+    const target = renamed(name);
+    if (!target) continue;
+    // A name still taken (by an unrelated relation) keeps its name rather than fail the swap.
+    const { rows: taken } = await tx.query('SELECT to_regclass($1) AS t', [quoteIdent(target)]);
     if (taken[0].t !== null) continue;
     await tx.query(
-      `ALTER ${kind === 'S' ? 'SEQUENCE' : 'INDEX'} ${quoteIdent(name)} RENAME TO ${quoteIdent(to)}`,
+      `ALTER ${kind === 'S' ? 'SEQUENCE' : 'INDEX'} ${quoteIdent(name)} RENAME TO ${quoteIdent(target)}`,
     );
   }
   const { rows: constraints } = await tx.query<{ name: string }>(
     `SELECT conname AS name FROM pg_constraint WHERE conrelid = $1::regclass AND contype IN ('c', 'f')`,
-    [quoteIdent(logical)],
+    [quoteIdent(to)],
   );
   for (const { name } of constraints) {
-    const to = renamed(name);
-    if (to)
+    const target = renamed(name);
+    if (target)
       await tx.query(
-        `ALTER TABLE ${quoteIdent(logical)} RENAME CONSTRAINT ${quoteIdent(name)} TO ${quoteIdent(to)}`,
+        `ALTER TABLE ${quoteIdent(to)} RENAME CONSTRAINT ${quoteIdent(name)} TO ${quoteIdent(target)}`,
       );
+  }
+}
+
+/**
+ * Drops what swaps retired of `logical` (promoteShadow), a partition a transaction and the emptied
+ * table last, after the swap: nobody reads them any more. Also what a crash left behind.
+ */
+export async function dropRetired(pool: Pool, logical: string): Promise<void> {
+  const { rows: retired } = await pool.query<{ name: string }>(
+    `SELECT relname AS name FROM pg_class
+     WHERE relkind IN ('p', 'r') AND pg_table_is_visible(oid) AND starts_with(relname, $1)`,
+    [`${logical}__retired_`],
+  );
+  for (const { name } of retired) {
+    const { rows: partitions } = await pool.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = to_regclass($1)`,
+      [quoteIdent(name)],
+    );
+    for (const partition of partitions)
+      await pool.query(`DROP TABLE IF EXISTS ${quoteIdent(partition.name)}`);
+    await pool.query(`DROP TABLE IF EXISTS ${quoteIdent(name)}`);
   }
 }

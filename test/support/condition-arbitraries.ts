@@ -53,6 +53,9 @@ const WORDS = [
   'a%_b',
   "o'neil",
   'back\\slash',
+  // Longer than a text's sort key (its first 512 characters): tied in a sort, told apart by equality.
+  `${'Ada'.padEnd(600, 'z')}1`,
+  `${'ada'.padEnd(600, 'z')}2`,
 ];
 const CHARS = [
   'a',

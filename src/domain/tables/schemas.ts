@@ -5,7 +5,18 @@ export const TableParams = z.object({ tableId: z.string() });
 export const ColumnParams = z.object({ tableId: z.string(), columnId: z.string() });
 
 export const TableSchema = z
-  .object({ id: z.string(), name: z.string(), createdAt: z.string(), updatedAt: z.string() })
+  .object({
+    id: z.string(),
+    name: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    rowCount: z
+      .number()
+      .int()
+      .describe(
+        'Rows in the table: kept by the rows read model as rows come and go, not counted per request',
+      ),
+  })
   .meta({ id: 'Table' });
 
 export const TableNameSchema = z.string().trim().min(1).max(200);

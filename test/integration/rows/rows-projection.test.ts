@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROWS, rowsProjection } from '../../../projections/rows/rows.ts';
+import { rowsProjection } from '../../../projections/rows/rows.ts';
 import type { RowBatchEvent, RowEvent } from '../../../src/domain/rows/events.ts';
 import type { RecordedEvent } from '../../../src/event-store/port.ts';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
 import { applyContext } from '../../../src/projection/apply-context.ts';
-import type { RecordedOf } from '../../../src/projection/types.ts';
+import type { RecordedOf, TableNames } from '../../../src/projection/types.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
+import { rowsTables } from '../../support/rows-storage.ts';
 import { testRegistry } from '../../support/test-streams.ts';
 
 /*
@@ -21,8 +22,7 @@ const test = suite<{ db: TestDatabase; store: PostgresEventStore }>('rows read m
 test.before.each(async (ctx) => {
   ctx.db = await freshDatabase();
   ctx.store = new PostgresEventStore(ctx.db.pool, testRegistry);
-  for (const name of ['rows_sql', 'rows_memory'])
-    for (const ddl of rowsProjection.tables[ROWS]!(name)) await ctx.db.pool.query(ddl);
+  for (const name of ['rows_sql', 'rows_memory']) tables.set(name, await rowsTables(ctx.db.pool, name));
 });
 test.after.each(async (ctx) => {
   await ctx.store.close();
@@ -30,6 +30,7 @@ test.after.each(async (ctx) => {
 });
 
 type Event = RecordedOf<RowEvent | RowBatchEvent>;
+const tables = new Map<string, TableNames>();
 const AT = '2026-01-02T03:04:05.678Z';
 const LATER = '2026-01-03T00:00:00.000Z';
 
@@ -59,10 +60,7 @@ async function apply(db: TestDatabase, table: string, events: readonly Event[]) 
   const tx = await db.pool.connect();
   try {
     await tx.query('BEGIN');
-    await rowsProjection.apply(
-      events,
-      applyContext(tx, () => table),
-    );
+    await rowsProjection.apply(events, applyContext(tx, tables.get(table)));
     await tx.query('COMMIT');
   } finally {
     tx.release();

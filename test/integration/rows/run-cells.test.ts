@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ROWS, rowsProjection } from '../../../projections/rows/rows.ts';
+import { rowsProjection } from '../../../projections/rows/rows.ts';
 import { PostgresEventStore } from '../../../src/event-store/postgres.ts';
 import { applyContext } from '../../../src/projection/apply-context.ts';
+import type { TableNames } from '../../../src/projection/types.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
+import { rowsTables } from '../../support/rows-storage.ts';
 import { testRegistry } from '../../support/test-streams.ts';
 
 /*
@@ -19,13 +21,14 @@ const test = suite<{ db: TestDatabase; store: PostgresEventStore }>('rows read m
 test.before.each(async (ctx) => {
   ctx.db = await freshDatabase();
   ctx.store = new PostgresEventStore(ctx.db.pool, testRegistry);
-  for (const ddl of rowsProjection.tables[ROWS]!('rows_t')) await ctx.db.pool.query(ddl);
+  tables = await rowsTables(ctx.db.pool, 'rows_t');
 });
 test.after.each(async (ctx) => {
   await ctx.store.close();
   await ctx.db.drop();
 });
 
+let tables: TableNames;
 const COL = 'col_r';
 const at = (n: number) => `2026-01-02T03:04:0${n}.000Z`;
 let position = 0n;
@@ -59,7 +62,7 @@ async function apply(db: TestDatabase, events: object[]) {
   const tx = await db.pool.connect();
   try {
     await tx.query('BEGIN');
-    const context = applyContext(tx, () => 'rows_t');
+    const context = applyContext(tx, tables);
     // biome-ignore lint/suspicious/noExplicitAny: hand-made events as the log would hand them over
     await rowsProjection.apply(events as any, context);
     await tx.query('COMMIT');

@@ -1,0 +1,543 @@
+/**
+ * Rows at scale (`npm run bench:rows-scale`, issue 32): one table of 10 columns (text, email, number,
+ * boolean, date, url, JSON) grown through the API to each of BENCH_SCALE_SIZES rows (10,000, 100,000,
+ * 1,000,000), and at each size, one request at a time, p50 and p99 of BENCH_SCALE_SAMPLES requests of:
+ * the first page sorted by each data type both ways, the 50th page by cursor, a selective text
+ * equality, a number and a date range, a filter with a sort, and the estimate of a column with a
+ * 3-rule condition; the import's rows/s; and a run started over every row (the start request's time
+ * and this process's RSS). Each figure beside the physical limit measured in the same run: the same
+ * rows in a plain PostgreSQL table of typed columns with the index each query needs, queried by
+ * hand-written SQL through a bare Fastify route of the same process (inserted by plain INSERTs of the
+ * same batches, with the same number of indexes, for the import). Targets are reported, never asserted.
+ * Knobs: BENCH_SCALE_SIZES (comma-separated), BENCH_SCALE_SAMPLES, BENCH_SCALE_RUN=0 leaves the run out;
+ * BENCH_SMOKE=1 runs it on tiny sizes (bench/lib/smoke.ts).
+ */
+import { loadavg } from 'node:os';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { service } from '../app/modules.ts';
+import { createAuthenticator } from '../services/accounts/authenticator.ts';
+import type { Pool } from '../src/db/pool.ts';
+import { bearer, bootstrapAccount, call } from '../test/support/accounts.ts';
+import { createColumns } from '../test/support/rows.ts';
+import { createTable } from '../test/support/tables.ts';
+import { listenOnLoopback, openBenchApp } from './lib/bench-app.ts';
+import { startBenchServer } from './lib/postgres.ts';
+import { markdownTable, measuredOn, textTable, writeBenchmarkSection } from './lib/report.ts';
+import { random } from './lib/rows-workload.ts';
+import { sized } from './lib/smoke.ts';
+import { numberFromEnv, percentile } from './lib/timing.ts';
+
+const SECTION = 'Rows at scale';
+const settings = {
+  sizes: (process.env.BENCH_SCALE_SIZES ?? sized('10000,100000,1000000', '300,1200'))
+    .split(',')
+    .map((s) => Number(s.trim())),
+  samples: numberFromEnv('BENCH_SCALE_SAMPLES', 40, 4),
+  run: process.env.BENCH_SCALE_RUN !== '0',
+  batch: 1000,
+};
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const loadAtStart = loadavg()[0]!.toFixed(1);
+
+const CITIES = ['Paris', 'Berlin', 'Lisbon', 'Oslo', 'Austin', 'Osaka', 'Lima', 'Accra'];
+const WORDS = ['acme', 'Apex', 'borealis', 'Cobalt', 'delta', 'Argent', 'ember', 'Atlas', 'fjord', 'Granite'];
+const DAY = 86_400_000;
+const EPOCH = Date.UTC(2015, 0, 1);
+
+/** Row `i` of the data set, the same every run and computed alone (a million rows are never held). */
+function rowAt(i: number): Record<string, unknown> {
+  const next = random(i * 7919 + 17);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const company = `${pick(WORDS)} ${pick(WORDS)}`;
+  const cells: Record<string, unknown> = {
+    name: `Person ${i} ${pick(WORDS)}`,
+    email: `p${i}@${pick(WORDS).toLowerCase()}.example`,
+    company,
+    city: pick(CITIES),
+    score: Math.round(next() * 1000) / 10,
+    revenue: Math.round(next() * 100_000),
+    active: next() < 0.6,
+    signed: new Date(EPOCH + Math.floor(next() * 3650) * DAY + Math.floor(next() * DAY)).toISOString(),
+    site: `https://${company.replace(' ', '-').toLowerCase()}.example/${i}`,
+    data: { employees: Math.floor(next() * 5000), tags: [pick(WORDS), pick(WORDS)] },
+  };
+  // About one cell in twenty is missing, the name never (the equality looks names up).
+  for (const key of Object.keys(cells)) if (key !== 'name' && next() < 0.05) delete cells[key];
+  return cells;
+}
+
+const COLUMNS = {
+  name: 'text',
+  email: 'email',
+  company: 'text',
+  city: 'text',
+  score: 'number',
+  revenue: 'number',
+  active: 'boolean',
+  signed: 'date',
+  site: 'url',
+  data: 'json',
+} as const;
+
+/**
+ * The physical limit's table: the same cells in typed columns, with what each query below needs: an
+ * index per column ascending and one descending (ties by id), text case-folded as the API folds it.
+ */
+const PLAIN_INDEXED: Record<string, string> = {
+  name: 'lower(name COLLATE pg_c_utf8)',
+  email: 'lower(email COLLATE pg_c_utf8)',
+  company: 'lower(company COLLATE pg_c_utf8)',
+  city: 'lower(city COLLATE pg_c_utf8)',
+  score: 'score',
+  revenue: 'revenue',
+  active: 'active',
+  signed: 'signed',
+  site: 'lower(site COLLATE pg_c_utf8)',
+};
+
+async function createPlain(pool: Pool): Promise<void> {
+  await pool.query(`CREATE TABLE plain_rows (id text COLLATE "C" PRIMARY KEY, name text, email text,
+    company text, city text, score numeric, revenue numeric, active boolean, signed text COLLATE "C",
+    site text, data jsonb)`);
+  for (const [column, expr] of Object.entries(PLAIN_INDEXED)) {
+    await pool.query(`CREATE INDEX plain_${column}_a ON plain_rows ((${expr}), id)`);
+    await pool.query(`CREATE INDEX plain_${column}_d ON plain_rows ((${expr}) DESC NULLS LAST, id)`);
+  }
+}
+
+const PLAIN_INSERT = `INSERT INTO plain_rows
+  SELECT r.id, r.name, r.email, r.company, r.city, r.score, r.revenue, r.active, r.signed, r.site, r.data
+  FROM json_to_recordset($1::json) AS r(id text, name text, email text, company text, city text,
+    score numeric, revenue numeric, active boolean, signed text, site text, data jsonb)`;
+
+interface Figure {
+  p50: number;
+  p99: number;
+}
+const figureOf = (ms: number[]): Figure => {
+  const sorted = [...ms].sort((a, b) => a - b);
+  return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
+};
+
+/** One request at a time: `warmup` unmeasured, then `samples` timed. */
+async function timed(send: (i: number) => Promise<void>, samples = settings.samples): Promise<Figure> {
+  for (let i = 0; i < 3; i++) await send(i);
+  const ms: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const start = performance.now();
+    await send(i);
+    ms.push(performance.now() - start);
+  }
+  return figureOf(ms);
+}
+
+interface Measure {
+  name: string;
+  api: Figure;
+  limit: Figure;
+}
+
+interface SizeResult {
+  size: number;
+  measures: Measure[];
+  importApi: number;
+  importPlain: number;
+  estimate: Measure;
+  run?: { startMs: number; limitMs: number; rssBeforeMb: number; rssPeakMb: number; rows: number };
+}
+
+const server = await startBenchServer();
+try {
+  const bench = await openBenchApp(server, 'rows_scale', {
+    projections: service.projections,
+    routes: service.routes,
+    authenticator: createAuthenticator,
+    workers: service.workers,
+  });
+  const { pool } = bench.deps;
+  const { url } = bench;
+  const bare = Fastify();
+  try {
+    const account = await bootstrapAccount(url);
+    const key = account.apiKey;
+    const headers = bearer(key);
+    const tableId = await createTable(url, key, 'At scale');
+    const made = await createColumns(url, key, tableId, {
+      ...COLUMNS,
+      summary: {
+        dataType: 'text',
+        kind: 'enrichment',
+        config: {
+          provider: 'sync_to_table',
+          destinationTableId: await createTable(url, key, 'Destination'),
+          runCondition: {
+            type: 'all',
+            children: [
+              {
+                type: 'condition',
+                columnKey: 'score',
+                operator: 'greaterThan',
+                value: 50,
+                missingPolicy: 'false',
+              },
+              {
+                type: 'condition',
+                columnKey: 'city',
+                operator: 'equals',
+                value: 'paris',
+                missingPolicy: 'false',
+              },
+              { type: 'condition', columnKey: 'active', operator: 'isTrue', missingPolicy: 'false' },
+            ],
+          },
+        },
+      },
+      // Every row, no condition: what a run starts over.
+      everything: {
+        dataType: 'text',
+        kind: 'enrichment',
+        config: { provider: 'sync_to_table', destinationTableId: await createTable(url, key, 'Elsewhere') },
+      },
+    });
+    await createPlain(pool);
+    const bareUrl = await serveBare(bare, pool);
+    const results: SizeResult[] = [];
+    let rowsSoFar = 0;
+    for (const size of settings.sizes) {
+      log(`growing to ${size} rows`);
+      const { api, plain } = await grow(rowsSoFar, size);
+      rowsSoFar = size;
+      await pool.query('ANALYZE');
+      const measures = await pages(size);
+      const estimate = await estimateOf();
+      const run = settings.run ? await runStart(size) : undefined;
+      results.push({ size, measures, importApi: api, importPlain: plain, estimate, run });
+      log(report(results).text);
+    }
+    const { text, markdown } = report(results);
+    console.log(text);
+    await writeBenchmarkSection(SECTION, markdown);
+
+    /** Rows [from, to) through the API (batches of 1,000, one at a time) and by plain INSERTs: rows/s. */
+    async function grow(from: number, to: number): Promise<{ api: number; plain: number }> {
+      let apiMs = 0;
+      let plainMs = 0;
+      for (let first = from; first < to; first += settings.batch) {
+        const ids = Array.from({ length: Math.min(settings.batch, to - first) }, (_, k) => first + k);
+        const cells = ids.map(rowAt);
+        let start = performance.now();
+        const res = await call(url, 'POST', `/api/tables/${tableId}/rows`, {
+          headers,
+          body: { rows: cells.map((c) => ({ cells: c })) },
+        });
+        if (res.status !== 201) throw new Error(`insert answered ${res.status}: ${JSON.stringify(res.body)}`);
+        apiMs += performance.now() - start;
+        const plainRows = res.body.data.map((row: { id: string }, k: number) => ({
+          id: row.id,
+          ...cells[k],
+        }));
+        start = performance.now();
+        await pool.query(PLAIN_INSERT, [JSON.stringify(plainRows)]);
+        plainMs += performance.now() - start;
+      }
+      return { api: ((to - from) * 1000) / apiMs, plain: ((to - from) * 1000) / plainMs };
+    }
+
+    async function pages(size: number): Promise<Measure[]> {
+      const get = (query: string) => async () => {
+        const res = await call(url, 'GET', `/api/tables/${tableId}/rows?limit=100&${query}`, { headers });
+        if (res.status !== 200) throw new Error(`GET ?${query} answered ${res.status}`);
+      };
+      const bareGet =
+        (path: string, body: (i: number) => object = () => ({})) =>
+        async (i: number) => {
+          const res = await call(bareUrl, 'POST', path, { body: body(i) });
+          if (res.status !== 200) throw new Error(`${path} answered ${res.status}`);
+        };
+      const measure = async (
+        name: string,
+        api: (i: number) => Promise<void>,
+        limit: (i: number) => Promise<void>,
+      ) => {
+        const m = { name, api: await timed(api), limit: await timed(limit) };
+        log(`  ${size} ${name}: API p50 ${m.api.p50.toFixed(1)} ms, limit ${m.limit.p50.toFixed(1)} ms`);
+        return m;
+      };
+      const filter = (f: object) => `filter=${encodeURIComponent(JSON.stringify(f))}`;
+      const measures: Measure[] = [];
+      for (const [key, type] of [
+        ['name', 'text'],
+        ['score', 'number'],
+        ['active', 'boolean'],
+        ['signed', 'date'],
+      ] as const) {
+        for (const desc of [false, true]) {
+          measures.push(
+            await measure(
+              `first page by ${type}, ${desc ? 'desc' : 'asc'}`,
+              get(`sort=${desc ? '-' : ''}${key}`),
+              bareGet('/sorted', () => ({ column: key, desc })),
+            ),
+          );
+        }
+      }
+      // The 50th page by cursor: the API's cursor after 49 pages, and the limit's keyset after the same row.
+      let cursor: string | null = null;
+      let last: { id: string; score?: number } | undefined;
+      for (let p = 0; p < 49; p++) {
+        const res = await call(
+          url,
+          'GET',
+          `/api/tables/${tableId}/rows?limit=100&sort=score${cursor ? `&cursor=${cursor}` : ''}`,
+          {
+            headers,
+          },
+        );
+        cursor = res.body.nextCursor;
+        last = res.body.data.at(-1);
+        if (!cursor) break;
+      }
+      measures.push(
+        await measure(
+          '50th page by cursor (number asc)',
+          cursor ? get(`sort=score&cursor=${cursor}`) : get('sort=score'),
+          bareGet('/after', () => ({ score: last?.score ?? null, id: last?.id ?? '' })),
+        ),
+      );
+      const named = (i: number) => rowAt((i * 7_777) % size).name as string;
+      measures.push(
+        await measure(
+          'text equality (1 row)',
+          (i) =>
+            get(
+              filter({
+                mode: 'AND',
+                filters: [{ columnKey: 'name', operator: 'equals', value: named(i).toUpperCase() }],
+              }),
+            )(),
+          bareGet('/equals', (i) => ({ name: named(i).toLowerCase() })),
+        ),
+      );
+      const low = (i: number) => (i * 9_973) % 99_900;
+      measures.push(
+        await measure(
+          'number range (0.05% of rows)',
+          (i) =>
+            get(
+              filter({
+                mode: 'AND',
+                filters: [
+                  { columnKey: 'revenue', operator: 'greaterThanOrEqual', value: low(i) },
+                  { columnKey: 'revenue', operator: 'lessThanOrEqual', value: low(i) + 50 },
+                ],
+              }),
+            )(),
+          bareGet('/revenue', (i) => ({ low: low(i), high: low(i) + 50 })),
+        ),
+      );
+      const day = (i: number) => new Date(EPOCH + ((i * 37) % 3640) * DAY).toISOString();
+      const dayAfter = (i: number) => new Date(EPOCH + (((i * 37) % 3640) + 1) * DAY).toISOString();
+      measures.push(
+        await measure(
+          'date range (one day)',
+          (i) =>
+            get(
+              filter({
+                mode: 'AND',
+                filters: [
+                  { columnKey: 'signed', operator: 'after', value: day(i) },
+                  { columnKey: 'signed', operator: 'before', value: dayAfter(i) },
+                ],
+              }),
+            )(),
+          bareGet('/signed', (i) => ({ from: day(i), to: dayAfter(i) })),
+        ),
+      );
+      measures.push(
+        await measure(
+          'filter + sort (city, by number desc)',
+          get(
+            `${filter({ mode: 'AND', filters: [{ columnKey: 'city', operator: 'equals', value: 'OSLO' }] })}&sort=-score`,
+          ),
+          bareGet('/city'),
+        ),
+      );
+      return measures;
+    }
+
+    async function estimateOf(): Promise<Measure> {
+      const path = `/api/tables/${tableId}/columns/${made.summary.id}/estimate`;
+      const ours = await call(url, 'POST', path, { headers, body: { scope: 'all' } });
+      const theirs = await call(bareUrl, 'POST', '/count');
+      if (ours.body.eligible !== theirs.body.n)
+        throw new Error(`the estimate (${ours.body.eligible}) is not the plain count (${theirs.body.n})`);
+      const samples = Math.max(3, Math.round(settings.samples / 4));
+      return {
+        name: 'estimate, 3-rule condition (count)',
+        api: await timed(async () => {
+          const res = await call(url, 'POST', path, { headers, body: { scope: 'all' } });
+          if (res.status !== 200) throw new Error(`estimate answered ${res.status}`);
+        }, samples),
+        limit: await timed(async () => {
+          await call(bareUrl, 'POST', '/count');
+        }, samples),
+      };
+    }
+
+    /** A run of a column with no condition over every row: the start request, and RSS meanwhile. */
+    async function runStart(size: number): Promise<SizeResult['run']> {
+      global.gc?.();
+      const rssBefore = process.memoryUsage().rss;
+      let rssPeak = rssBefore;
+      const sampler = setInterval(() => {
+        rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
+      }, 20);
+      try {
+        const start = performance.now();
+        const res = await call(url, 'POST', `/api/tables/${tableId}/columns/${made.everything.id}/run`, {
+          headers,
+          body: { scope: 'all' },
+        });
+        const startMs = performance.now() - start;
+        if (res.status !== 202 && res.status !== 201 && res.status !== 200)
+          throw new Error(`run start answered ${res.status}: ${JSON.stringify(res.body)}`);
+        const runId = res.body.id ?? res.body.runId;
+        await call(url, 'POST', `/api/runs/${runId}/stop`, { headers });
+        // Until the run has ended (its rows not started are skipped): the memory of the whole run.
+        for (;;) {
+          const got = await call(url, 'GET', `/api/runs/${runId}`, { headers });
+          if (['succeeded', 'partially_succeeded', 'failed', 'stopped'].includes(got.body.status)) break;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        const limitStart = performance.now();
+        await call(bareUrl, 'POST', '/ids');
+        const limitMs = performance.now() - limitStart;
+        const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+        log(`  ${size} run start ${startMs.toFixed(0)} ms, RSS ${mb(rssBefore)} -> ${mb(rssPeak)} MB`);
+        return { startMs, limitMs, rssBeforeMb: mb(rssBefore), rssPeakMb: mb(rssPeak), rows: size };
+      } finally {
+        clearInterval(sampler);
+      }
+    }
+  } finally {
+    await bare.close();
+    await bench.close();
+  }
+} finally {
+  await server.stop();
+}
+
+/** The bare routes over plain_rows: each the hand-written SQL its API peer's answer needs. */
+async function serveBare(bare: FastifyInstance, pool: Pool): Promise<string> {
+  const page = async (where: string, order: string, values: unknown[]) => ({
+    data: (
+      await pool.query(`SELECT * FROM plain_rows WHERE ${where} ORDER BY ${order} LIMIT 101`, values)
+    ).rows.slice(0, 100),
+  });
+  const body = (request: { body: unknown }) => (request.body ?? {}) as Record<string, unknown>;
+  bare.post('/sorted', async (request) => {
+    const { column, desc } = body(request) as { column: string; desc: boolean };
+    return page('TRUE', `${PLAIN_INDEXED[column]} ${desc ? 'DESC' : 'ASC'} NULLS LAST, id`, []);
+  });
+  bare.post('/after', async (request) => {
+    const { score, id } = body(request) as { score: number | null; id: string };
+    return page('(score, id) > ($1, $2)', 'score, id', [score, id]);
+  });
+  bare.post('/equals', async (request) =>
+    page('lower(name COLLATE pg_c_utf8) = $1', 'id', [body(request).name]),
+  );
+  bare.post('/revenue', async (request) =>
+    page('revenue BETWEEN $1 AND $2', 'id', [body(request).low, body(request).high]),
+  );
+  bare.post('/signed', async (request) =>
+    page('signed > $1 AND signed < $2', 'id', [body(request).from, body(request).to]),
+  );
+  bare.post('/city', async () =>
+    page(`lower(city COLLATE pg_c_utf8) = 'oslo'`, 'score DESC NULLS LAST, id', []),
+  );
+  bare.post('/count', async () => ({
+    n: (
+      await pool.query(
+        `SELECT count(*)::int AS n FROM plain_rows WHERE score > 50 AND lower(city COLLATE pg_c_utf8) = 'paris' AND active`,
+      )
+    ).rows[0].n,
+  }));
+  bare.post('/ids', async () => ({
+    n: (await pool.query('SELECT id FROM plain_rows ORDER BY id')).rows.length,
+  }));
+  return listenOnLoopback(bare);
+}
+
+function report(results: readonly SizeResult[]): { text: string; markdown: string } {
+  const sizes = results.map((r) => r.size);
+  const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
+  const cell = (m: Measure) =>
+    `${ms(m.api.p50)} / ${ms(m.api.p99)} (${ms(m.limit.p50)} / ${ms(m.limit.p99)})`;
+  const names = results[0]?.measures.map((m) => m.name) ?? [];
+  const headers = [
+    'p50 / p99 ms (limit p50 / p99)',
+    ...sizes.map((s) => `${s.toLocaleString('en-US')} rows`),
+  ];
+  const rows = [
+    ...names.map((name, i) => [name, ...results.map((r) => cell(r.measures[i]!))]),
+    ['estimate, 3-rule condition (count)', ...results.map((r) => cell(r.estimate))],
+    [
+      'import, rows/s: API (plain INSERTs, same indexes)',
+      ...results.map(
+        (r) =>
+          `${Math.round(r.importApi)} (${Math.round(r.importPlain)}): ${(r.importApi / r.importPlain).toFixed(2)}x`,
+      ),
+    ],
+    [
+      'run start over every row, ms (limit: read the ids)',
+      ...results.map((r) => (r.run ? `${ms(r.run.startMs)} (${ms(r.run.limitMs)})` : 'n/a')),
+    ],
+    [
+      'RSS before -> high-water during the run, MB',
+      ...results.map((r) => (r.run ? `${r.run.rssBeforeMb} -> ${r.run.rssPeakMb}` : 'n/a')),
+    ],
+  ];
+  const targets = checkTargets(results);
+  const markdown = [
+    measuredOn(server, loadAtStart),
+    '',
+    `One table of 10 columns grown through the API (POST .../rows, batches of 1,000, one at a time) to each size; at each size every figure is ${settings.samples} requests one at a time (the estimate ${Math.max(3, Math.round(settings.samples / 4))}), after 3 unmeasured. Beside each figure, in brackets, the physical limit measured in the same run: the same rows in a plain PostgreSQL table of typed columns with the index that query needs (each column ascending and descending, text case-folded), hand-written SQL through a bare Fastify route of the same process. The run is of a column with no condition (sync_to_table) over every row, stopped once started; RSS is this process's (the service, its workers and the client).`,
+    '',
+    markdownTable(headers, rows),
+    '',
+    ...targets,
+  ].join('\n');
+  return { text: [textTable(headers, rows), '', ...targets].join('\n'), markdown };
+}
+
+/** The issue's targets, each said met or not with its numbers (never asserted). */
+function checkTargets(results: readonly SizeResult[]): string[] {
+  const largest = results.at(-1);
+  const smallest = results[0];
+  if (!largest || !smallest) return [];
+  const lines: string[] = [`Targets at ${largest.size.toLocaleString('en-US')} rows:`];
+  const pageFails = largest.measures.filter((m) => m.api.p50 >= 25 || m.api.p99 >= 100);
+  lines.push(
+    `- every page p50 < 25 ms and p99 < 100 ms: ${pageFails.length === 0 ? 'met' : `NOT met by ${pageFails.map((m) => `${m.name} (${m.api.p50.toFixed(1)} / ${m.api.p99.toFixed(1)})`).join(', ')}`}`,
+  );
+  const growth = largest.measures.filter((m, i) => m.api.p50 > 2 * smallest.measures[i]!.api.p50);
+  lines.push(
+    `- no page more than 2x its figure at ${smallest.size.toLocaleString('en-US')} rows (p50): ${growth.length === 0 ? 'met' : `NOT met by ${growth.map((m) => `${m.name} (${m.api.p50.toFixed(1)} against ${smallest.measures[largest.measures.indexOf(m)]!.api.p50.toFixed(1)})`).join(', ')}`}`,
+  );
+  const slow = largest.measures.filter((m) => m.limit.p50 / m.api.p50 < 0.5);
+  lines.push(
+    `- every page at least 0.5x its limit (p50): ${slow.length === 0 ? 'met' : `NOT met by ${slow.map((m) => `${m.name} (${(m.limit.p50 / m.api.p50).toFixed(2)}x)`).join(', ')}`}`,
+  );
+  const ratio = largest.importApi / largest.importPlain;
+  lines.push(
+    `- import at least 0.5x plain INSERTs with the same indexes: ${ratio.toFixed(2)}x, ${ratio >= 0.5 ? 'met' : 'NOT met'}`,
+  );
+  lines.push(
+    `- estimate under 1 s: p50 ${largest.estimate.api.p50.toFixed(0)} ms, ${largest.estimate.api.p50 < 1000 ? 'met' : 'NOT met'}`,
+  );
+  if (largest.run)
+    lines.push(
+      `- run start within a second: ${largest.run.startMs.toFixed(0)} ms, ${largest.run.startMs < 1000 ? 'met' : 'NOT met'}; RSS growth under 200 MB: ${largest.run.rssPeakMb - largest.run.rssBeforeMb} MB, ${largest.run.rssPeakMb - largest.run.rssBeforeMb < 200 ? 'met' : 'NOT met'}`,
+    );
+  return lines;
+}

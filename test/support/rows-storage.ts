@@ -1,0 +1,16 @@
+import { ROW_STORAGE, ROWS, rowsProjection } from '../../projections/rows/rows.ts';
+import type { Pool } from '../../src/db/pool.ts';
+import type { TableNames } from '../../src/projection/types.ts';
+
+/**
+ * The rows read model's tables (rows, partitioned by table, and the storage of each table) made under
+ * names of their own (`<name>` and `<name>_storage`), for a test applying events to them directly.
+ * Under names other than the live ones, the read model treats them as a rebuild's shadow tables:
+ * index changes are made in its transaction rather than by the row-indexes worker.
+ */
+export async function rowsTables(pool: Pool, name: string): Promise<TableNames> {
+  const names: Record<string, string> = { [ROWS]: name, [ROW_STORAGE]: `${name}_storage` };
+  for (const [logical, ddl] of Object.entries(rowsProjection.tables))
+    for (const statement of ddl(names[logical]!)) await pool.query(statement);
+  return (logical) => names[logical]!;
+}
