@@ -154,11 +154,15 @@ export const mcpRoutes: RouteModule = (app, deps) => {
     if (catalog?.doc !== doc) catalog = { doc, catalog: catalogOf(doc as unknown as OpenApiDocument) };
     return catalog.catalog;
   };
-  /** Open transports, closed when the app closes: an SSE stream would otherwise hold the shutdown. */
-  const open = new Set<WebStandardStreamableHTTPServerTransport>();
+  /**
+   * When the app closes: a tool call still working (a watchRun) answers at once with what it has, and
+   * the server-to-client streams (GET) close; either would otherwise hold the shutdown.
+   */
+  const shutdown = new AbortController();
   const streams = new Map<string, Set<WebStandardStreamableHTTPServerTransport>>();
   app.addHook('preClose', async () => {
-    await Promise.all([...open].map((t) => t.close()));
+    shutdown.abort();
+    await Promise.all([...streams.values()].flatMap((set) => [...set].map((t) => t.close())));
   });
 
   /** Serves one request with a server of its own for its key, and sends what the transport answers. */
@@ -182,11 +186,10 @@ export const mcpRoutes: RouteModule = (app, deps) => {
       caller: injectCaller(app, request),
       catalog: currentCatalog(),
       scopes: principal.scopes,
+      shutdown: shutdown.signal,
     });
-    open.add(transport);
     const sessionId = options.session?.id;
     const done = () => {
-      open.delete(transport);
       if (sessionId) streams.get(sessionId)?.delete(transport);
       void server.close();
     };
@@ -229,7 +232,6 @@ export const mcpRoutes: RouteModule = (app, deps) => {
       // The transport has answered and holds nothing open: no close (which would make an error to
       // reject requests still pending, of which there are none).
       const text = await response.text();
-      open.delete(transport);
       return reply.send(text);
     }
     if (sessionId && request.method === 'GET') {

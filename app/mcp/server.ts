@@ -37,6 +37,8 @@ export interface McpContext {
   scopes: ReadonlySet<string>;
   /** How often watchRun looks at its run, in ms (250 by default). */
   pollMs?: number;
+  /** Aborted when the service shuts down: a watchRun answers at once with the run as it is. */
+  shutdown?: AbortSignal;
 }
 
 export const SERVER_INFO = { name: 'stk', version: '0.1.0' } as const;
@@ -238,8 +240,9 @@ export function createMcpServer(ctx: McpContext): Server {
     const token = extra._meta?.progressToken;
     const deadline = Date.now() + Math.min(timeoutSeconds as number, 3600) * 1000;
     let reported = -1;
+    const look = () => caller({ method: 'GET', url: `/api/runs/${encodeURIComponent(runId as string)}` });
+    let answer = await look();
     for (;;) {
-      const answer = await caller({ method: 'GET', url: `/api/runs/${encodeURIComponent(runId as string)}` });
       if (answer.status >= 400) return resultOf(getRun, answer);
       const run = answer.body as RunView;
       const done = run.counts.succeeded + run.counts.failed + run.counts.skipped;
@@ -256,16 +259,24 @@ export function createMcpServer(ctx: McpContext): Server {
         } as never);
       }
       const ended = RUN_ENDED.has(run.status);
-      if (ended || Date.now() >= deadline || extra.signal.aborted) {
+      const stopping = ctx.shutdown?.aborted === true;
+      if (ended || stopping || Date.now() >= deadline || extra.signal.aborted) {
         // The SDK's client handles a notification a tick after it reads it, and forgets the token
         // once the answer is read: a last notification read with the answer would be lost.
         if (reported === done) await sleep(25, extra.signal);
         const result = resultOf(getRun, answer);
         if (!ended)
-          result.content.unshift({ type: 'text', text: `The run has not ended yet (${run.status}).` });
+          result.content.unshift({
+            type: 'text',
+            text: stopping
+              ? `The run has not ended yet (${run.status}); the service is shutting down: call ${WATCH_RUN} again.`
+              : `The run has not ended yet (${run.status}).`,
+          });
         return result;
       }
-      await sleep(pollMs, extra.signal);
+      await sleep(pollMs, ctx.shutdown ? AbortSignal.any([extra.signal, ctx.shutdown]) : extra.signal);
+      // Shutting down (or cancelled) while waiting: the routes may be gone; answer the run last seen.
+      if (!ctx.shutdown?.aborted && !extra.signal.aborted) answer = await look();
     }
   };
 
