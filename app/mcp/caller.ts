@@ -88,7 +88,7 @@ const scalar = (value: unknown): string =>
 export function requestOf(
   tool: OperationTool,
   args: Json,
-): { request: ApiRequest; problem?: undefined } | { problem: ToolProblem } {
+): { request: ApiRequest; problem?: undefined } | { request?: undefined; problem: ToolProblem } {
   const known = new Set([...tool.parameters.map((p) => p.name), ...(tool.body === 'none' ? [] : ['body'])]);
   const errors = Object.keys(args)
     .filter((name) => !known.has(name))
