@@ -34,6 +34,7 @@ const settings = {
     .map((s) => Number(s.trim())),
   samples: numberFromEnv('BENCH_SCALE_SAMPLES', 40, 4),
   run: process.env.BENCH_SCALE_RUN !== '0',
+  runWaitSeconds: numberFromEnv('BENCH_SCALE_RUN_WAIT_S', 900, 60),
   batch: 1000,
 };
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -403,12 +404,17 @@ try {
           throw new Error(`run start answered ${res.status}: ${JSON.stringify(res.body)}`);
         const runId = res.body.id ?? res.body.runId;
         await call(url, 'POST', `/api/runs/${runId}/stop`, { headers });
-        // Until the run has ended (its rows not started are skipped): the memory of the whole run.
-        for (;;) {
+        // Until the run has ended (its rows not started are skipped), at most BENCH_SCALE_RUN_WAIT_S:
+        // the memory of the whole run, and its progress readable meanwhile.
+        const deadline = performance.now() + settings.runWaitSeconds * 1000;
+        let ended = false;
+        while (!ended && performance.now() < deadline) {
           const got = await call(url, 'GET', `/api/runs/${runId}`, { headers });
-          if (['succeeded', 'partially_succeeded', 'failed', 'stopped'].includes(got.body.status)) break;
-          await new Promise((r) => setTimeout(r, 200));
+          if (got.status !== 200) throw new Error(`GET the run answered ${got.status}`);
+          ended = ['succeeded', 'partially_succeeded', 'failed', 'stopped'].includes(got.body.status);
+          if (!ended) await new Promise((r) => setTimeout(r, 500));
         }
+        if (!ended) log(`  ${size} the run had not ended after ${settings.runWaitSeconds} s`);
         const limitStart = performance.now();
         await call(bareUrl, 'POST', '/ids');
         const limitMs = performance.now() - limitStart;

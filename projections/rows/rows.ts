@@ -17,7 +17,7 @@ import {
   createPartition,
   dropIndexSql,
   existingIndexes,
-  INLINE_INDEX_ROWS,
+  INLINE_DELETE_ROWS,
   ROW_INDEXES_KIND,
   ROW_STORAGE,
   ROWS,
@@ -323,7 +323,7 @@ class Storage {
     if (this.shadow) {
       await this.ctx.tx.query(`DROP TABLE IF EXISTS "${table.partition}"`);
       table.partition = null;
-    } else if (table.row_count <= INLINE_INDEX_ROWS)
+    } else if (table.row_count <= INLINE_DELETE_ROWS)
       await this.ctx.tx.query(`DELETE FROM "${table.partition}"`);
     table.row_count = 0;
   }

@@ -21,11 +21,13 @@ export const ROW_STORAGE = 'table_row_storage';
 export const ROW_INDEXES_KIND = 'row-indexes';
 
 /**
- * Tables of at most this many rows get a new column's indexes at once, in the projection's
- * transaction: a plain CREATE INDEX blocks that one table's writes (not its reads) for milliseconds.
- * A larger table's are built CONCURRENTLY by the row-indexes worker, which blocks nothing.
+ * A deleted table of at most this many rows loses them at once, in the projection's transaction (a
+ * DELETE of its partition's rows, which blocks nothing else); a larger one keeps them until the
+ * row-indexes worker detaches and drops its partition. Index changes of a live table with rows are
+ * always the worker's: a plain CREATE INDEX would wait for a build CONCURRENTLY under way on the table,
+ * holding up the projection of every table meanwhile.
  */
-export const INLINE_INDEX_ROWS = 20_000;
+export const INLINE_DELETE_ROWS = 20_000;
 
 export const storageTables = {
   // id sorts in creation order byte by byte (src/domain/rows/ids.ts): the primary key serves the

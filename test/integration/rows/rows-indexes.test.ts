@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { service } from '../../../app/modules.ts';
 import { findMatches } from '../../../commands/rows/upsert.ts';
 import { rowIndexesWorker } from '../../../processes/rows/row-indexes.ts';
-import { ROW_STORAGE, ROWS } from '../../../projections/rows/rows.ts';
+import { ROW_STORAGE, ROWS, rowsProjection } from '../../../projections/rows/rows.ts';
 import { indexName } from '../../../projections/rows/storage.ts';
 import { filterFromQuery, rowPredicate } from '../../../queries/rows/predicate.ts';
 import { pageQuery, parseSort } from '../../../queries/rows/row-page.ts';
@@ -11,6 +11,7 @@ import { createAuthenticator } from '../../../services/accounts/authenticator.ts
 import type { Pool } from '../../../src/db/pool.ts';
 import type { RunCondition } from '../../../src/domain/columns/run-condition.ts';
 import type { RowColumn } from '../../../src/domain/rows/cells.ts';
+import { rebuildProjection } from '../../../src/projection/rebuild.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';
@@ -244,6 +245,34 @@ test('row counts: GET /api/tables/{id} and the list show what inserts, upserts a
     body: { name: 'Still counted' },
   });
   assert.is(renamed.body.rowCount, 2);
+});
+
+test('a rebuild makes each partition with its indexes again; the swap drops the old ones after it', async ({
+  t,
+  key,
+}) => {
+  const { tableId, partition } = await seeded(t, key, 1200);
+  const listed = async () =>
+    (await listAll(t.app, key, tableId, 'limit=1000&sort=-score,name')).map((r) => [r.id, r.cells]);
+  const before = await listed();
+  const result = await rebuildProjection(t.deps.store, t.db.pool, rowsProjection, { actor: 'test' });
+  assert.is(result.outcome, 'swapped');
+  const { rows } = await t.db.pool.query(
+    `SELECT partition, row_count FROM ${ROW_STORAGE} WHERE table_id = $1`,
+    [tableId],
+  );
+  assert.is.not(rows[0].partition, partition, "the rebuild's own partition");
+  assert.is(Number(rows[0].row_count), 1200);
+  const indexes = await t.db.pool.query('SELECT indexname FROM pg_indexes WHERE tablename = $1', [
+    rows[0].partition,
+  ]);
+  assert.is(indexes.rows.length, 1 + 2 * 5);
+  const left = await t.db.pool.query(
+    `SELECT relname FROM pg_class WHERE relname = $1 OR starts_with(relname, 'table_rows__')`,
+    [partition],
+  );
+  assert.equal(left.rows, [], 'the old partitions and the retired table are gone');
+  assert.equal(await listed(), before);
 });
 
 test.run();
