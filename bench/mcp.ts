@@ -2,14 +2,14 @@
  * MCP benchmark (`npm run bench:mcp`): two read tools (getTable; listRows, a page of rows) and a write
  * tool (patchTable) called over Streamable HTTP (POST /mcp, tools/call, the answer one JSON body)
  * against the same routes called directly (GET /api/tables/{id} and its rows, PATCH /api/tables/{id}),
- * side by side in one run: in each round the two
- * variants of a kind run back to back, in alternating order, and the round yields MCP's ratio to the
- * direct route's. Closed loops of fetch calls from this process at concurrency 8, each worker with its
- * own MCP session and, for writes, its own table. The service is the whole app (every feature's
- * routes), in this process, over a fresh database. Target: MCP >= 0.8x of the direct route.
- * Knobs: BENCH_SECONDS (per run), BENCH_ROUNDS, BENCH_CONCURRENCY, BENCH_ROWS; BENCH_SMOKE=1 runs it on tiny sizes
- * and writes no report unless BENCH_REPORT_FILE names a file; BENCH_PROFILE=<dir> writes a CPU profile
- * of each run there (bench/lib/cpu-profile.ts).
+ * side by side in one run: in each round the two variants of a kind run back to back, in alternating
+ * order, and the round yields MCP's ratio to the direct route's. Closed loops of fetch calls from this
+ * process at concurrency 8, each worker with its own MCP session and, for writes, its own table. The
+ * service is the whole app (every feature's routes), in this process, over a fresh database.
+ * Target: MCP >= 0.8x of the direct route.
+ * Knobs: BENCH_SECONDS (per run), BENCH_ROUNDS, BENCH_CONCURRENCY, BENCH_ROWS; BENCH_SMOKE=1 runs it on
+ * tiny sizes (bench/lib/smoke.ts; test/e2e/kernel/bench-smoke.test.ts runs every bench so);
+ * BENCH_PROFILE=<dir> writes a CPU profile of each run there (bench/lib/cpu-profile.ts).
  */
 import { loadavg } from 'node:os';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
@@ -22,20 +22,18 @@ import { median, openBenchApp } from './lib/bench-app.ts';
 import { profilePhase } from './lib/cpu-profile.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { describeMachine, markdownTable, textTable, verdict, writeBenchmarkSection } from './lib/report.ts';
+import { sized } from './lib/smoke.ts';
 import { type Measurement, measureLoad, numberFromEnv } from './lib/timing.ts';
 
 const SECTION = 'MCP';
 const TARGET = 0.8;
-const SMOKE = process.env.BENCH_SMOKE === '1';
-const smoke = <T>(full: T, tiny: T) => (SMOKE ? tiny : full);
-
 const settings = {
-  seconds: numberFromEnv('BENCH_SECONDS', smoke(5, 0.3)),
-  rounds: numberFromEnv('BENCH_ROUNDS', smoke(5, 1)),
+  seconds: numberFromEnv('BENCH_SECONDS', 5, 0.3),
+  rounds: numberFromEnv('BENCH_ROUNDS', 5, 1),
   concurrency: numberFromEnv('BENCH_CONCURRENCY', 8),
   /** Rows in each table, of which listRows reads the first page (50). */
-  rows: numberFromEnv('BENCH_ROWS', smoke(50, 5)),
-  warmupSeconds: smoke(5, 0.1),
+  rows: numberFromEnv('BENCH_ROWS', 50, 5),
+  warmupSeconds: sized(5, 0.1),
 };
 
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -270,8 +268,7 @@ try {
       "per-request server (the SDK made an ajv per server), the route's body text reused as the text " +
       'content, and the envelope checked once (by the SDK).',
   ].join('\n');
-  if (SMOKE && !process.env.BENCH_REPORT_FILE) log('smoke run: no report written');
-  else await writeBenchmarkSection(SECTION, body, process.env.BENCH_REPORT_FILE || undefined);
+  await writeBenchmarkSection(SECTION, body);
   await bench.close();
 } finally {
   await server.stop();
