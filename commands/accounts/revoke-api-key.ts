@@ -102,7 +102,8 @@ export const revokeApiKeyRoute: RouteModule = (app, deps) => {
       // After the read model shows the revocation, a lookup racing this one cannot re-cache the key.
       // Before (202), one may, until the projection applies it and its NOTIFY evicts the key.
       deps.parts.auth.cache.invalidate(keyId);
-      return reply.code(inForce ? 204 : 202).send();
+      // No body at all (the schema's null types the route; `send(null)` would write a JSON `null`).
+      return reply.code(inForce ? 204 : 202).send(undefined as never);
     },
   );
 };
