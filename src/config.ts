@@ -93,6 +93,12 @@ export const configSchema = z.object({
    */
   IDEMPOTENCY_LEASE_SECONDS: z.coerce.number().int().positive().default(120),
   /**
+   * The most eligible rows a column run's start lists in its start event (and reads into memory). A run
+   * over more selects its rows as it goes, a step at a time, so that a start over a million rows
+   * answers at once and no process holds its rows (docs/runs.md).
+   */
+  RUN_LISTED_ROWS: z.coerce.number().int().positive().default(10_000),
+  /**
    * How long a request's headers and body together may take to arrive; past it the client gets a 408
    * and the connection closes. Without it, a body shorter than its Content-Length held a connection
    * open for ever. It does not bound the handler: a full sync may run for minutes.

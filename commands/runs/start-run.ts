@@ -1,5 +1,5 @@
 import { creditsPerRow, runConcurrency } from '../../processes/runs/providers/index.ts';
-import { ROWS } from '../../projections/rows/rows.ts';
+import { ROW_STORAGE, ROWS } from '../../projections/rows/rows.ts';
 import { runsProjection } from '../../projections/runs/runs.ts';
 import { eligibility } from '../../queries/rows/eligibility.ts';
 import type { RunScope } from '../../queries/rows/run-scope.ts';
@@ -63,12 +63,7 @@ export async function startRun(
       `Column ${column.key} has no provider: there is nothing to run.`,
     );
   }
-  const { params, inScope, filled, eligible } = eligibility(columns, column, tableId, scope);
-  const { rows } = await deps.pool.query<{ id: string }>(
-    `SELECT r.id FROM ${ROWS} r WHERE ${inScope} AND NOT ${filled} AND ${eligible} ORDER BY r.id`,
-    params.values,
-  );
-  const eligibleIds = rows.map((r) => r.id);
+  const listed = await eligibleRows(deps, columns, column, tableId, scope);
   const runId = input.runId ?? randomId('run');
   const lock = columnRunStream.name(tableId, columnId);
   await activeRunOf(deps, tableId, columnId); // releases a claim left by a start that died
@@ -91,7 +86,7 @@ export async function startRun(
       store: deps.store,
       stream: organizationStream.name(organizationId),
       decider: reserveCredits,
-      command: { organizationId, runId, rows: eligibleIds.length, creditsPerRow: perRow },
+      command: { organizationId, runId, rows: listed.total, creditsPerRow: perRow },
       metadata,
       now,
       maxRetries: 200,
@@ -103,7 +98,7 @@ export async function startRun(
     ]);
     throw error;
   }
-  const funded = perRow === 0 ? eligibleIds.length : reserved / perRow;
+  const funded = perRow === 0 ? listed.total : reserved / perRow;
   const run: RunCreatedData = {
     runId,
     organizationId,
@@ -111,8 +106,13 @@ export async function startRun(
     columnId,
     column: { id: column.id, key: column.key, dataType: column.dataType, config: column.config },
     trigger,
-    rowIds: eligibleIds.slice(0, funded),
-    unfundedRowIds: eligibleIds.slice(funded),
+    ...(listed.ids
+      ? { rowIds: listed.ids.slice(0, funded), unfundedRowIds: listed.ids.slice(funded) }
+      : {
+          rowIds: [],
+          unfundedRowIds: [],
+          selection: { scope, upTo: listed.upTo, total: listed.total, funded },
+        }),
     creditsPerRow: perRow,
     reserved,
     concurrency: runConcurrency(column.config),
@@ -125,6 +125,40 @@ export async function startRun(
   );
   // Its rows are driven off the request (the run reactor, then processes/runs/run-driver.ts).
   return { run, position: appended.position };
+}
+
+/**
+ * The rows a run of `column` takes: listed (in row order) when there are at most RUN_LISTED_ROWS of
+ * them; else counted, with the newest row of the table then (a run that large selects its rows as it
+ * goes, processes/runs/run-driver.ts): its count and its newest row come from one statement.
+ */
+async function eligibleRows(
+  deps: ServiceDeps,
+  columns: Parameters<typeof eligibility>[0],
+  column: Parameters<typeof eligibility>[1],
+  tableId: string,
+  scope: RunScope,
+): Promise<
+  { total: number; ids: string[]; upTo?: undefined } | { total: number; ids?: undefined; upTo: string }
+> {
+  const { params, inScope, all, filled, eligible } = eligibility(columns, column, tableId, scope);
+  const most = deps.config.RUN_LISTED_ROWS;
+  const where = `${inScope} AND NOT ${filled} AND ${eligible}`;
+  const { rows } = await deps.pool.query<{ id: string }>(
+    `SELECT r.id FROM ${ROWS} r WHERE ${where} ORDER BY r.id LIMIT ${params.add(most + 1)}`,
+    params.values,
+  );
+  if (rows.length <= most) return { total: rows.length, ids: rows.map((r) => r.id) };
+  // Every row of the table: the count the read model keeps; else the eligible ones counted.
+  const everyRow = all && filled === 'FALSE' && eligible === 'TRUE';
+  const { rows: counted } = await deps.pool.query<{ total: string; up_to: string }>(
+    everyRow
+      ? `SELECT (SELECT row_count FROM ${ROW_STORAGE} WHERE table_id = $1) AS total,
+                (SELECT max(id) FROM ${ROWS} WHERE table_id = $1) AS up_to`
+      : `SELECT count(*) AS total, max(r.id) AS up_to FROM ${ROWS} r WHERE ${where}`,
+    everyRow ? [tableId] : params.values.slice(0, -1),
+  );
+  return { total: Number(counted[0]!.total), upTo: counted[0]!.up_to };
 }
 
 /** Waits (bounded) until the runs read model shows what was appended, so a GET right after shows it. */

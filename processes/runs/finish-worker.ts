@@ -1,4 +1,6 @@
 import { AUTORUN_KIND } from '../../projections/autorun/autorun.ts';
+import { RUNS } from '../../projections/runs/runs.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import { settleCredits } from '../../src/domain/accounts/credits.ts';
 import type { RunCreatedData, RunEvent, RunFinishedData } from '../../src/domain/runs/events.ts';
 import { columnRunStream, eventIdOf, RUN_FINISH, runStream } from '../../src/domain/runs/run-state.ts';
@@ -33,38 +35,12 @@ export const runFinishWorker: WorkerFactory = (deps) => ({
   concurrency: 4,
   async handle(item) {
     const { runId } = item.payload as { runId: string };
-    const events = (await deps.store.readStream(runStream.name(runId))) as unknown as RunEvent[];
-    let run: RunCreatedData | undefined;
-    let stopped = false;
-    let done: RunFinishedData | undefined;
-    const outcomes = new Map<string, { outcome: string; charged: number }>();
-    for (const event of events) {
-      if (event.type === 'RunCreated') run = event.data;
-      else if (event.type === 'RunStopRequested') stopped = true;
-      else if (event.type === 'RunFinished') done = event.data;
-      else if (event.type === 'RunRowFinished') outcomes.set(event.data.rowId, event.data);
-    }
-    if (!run) return { status: 'dead', error: `no run ${runId}` };
-    if (!done) {
-      const count = (o: string) => [...outcomes.values()].filter((r) => r.outcome === o).length;
-      const counts = {
-        total: run.rowIds.length + run.unfundedRowIds.length,
-        succeeded: count('succeeded'),
-        failed: count('failed'),
-        skipped: count('skipped') + run.unfundedRowIds.length,
-      };
-      const charged = [...outcomes.values()].reduce((sum, r) => sum + r.charged, 0);
-      done = {
-        runId,
-        organizationId: run.organizationId,
-        tableId: run.tableId,
-        columnId: run.columnId,
-        ...finalStatus(counts, stopped),
-        charged,
-        refunded: run.reserved - charged,
-        at: deps.clock().toISOString(),
-      };
-    }
+    const [first] = await deps.store.readStream(runStream.name(runId), { limit: 1 });
+    const created = first?.type === 'RunCreated' ? (first.data as RunCreatedData) : undefined;
+    const ended = created?.selection ? await selectedRunEnd(deps, created) : await listedRunEnd(deps, runId);
+    if (!ended) return { status: 'dead', error: `no run ${runId}` };
+    const { run } = ended;
+    const done = ended.done;
     await settleCredits(deps.store, {
       organizationId: run.organizationId,
       runId,
@@ -84,4 +60,81 @@ export const runFinishWorker: WorkerFactory = (deps) => ({
     if (await dueNow(deps.pool, { kind: AUTORUN_KIND, groupKey: columnId })) deps.work?.nudge(AUTORUN_KIND);
     return { status: 'done' };
   },
+});
+
+/**
+ * A listed run's end: its rows' results read from its stream (at most RUN_LISTED_ROWS of them), each
+ * row once. Undefined when the run has no start.
+ */
+async function listedRunEnd(
+  deps: Pick<ServiceDeps, 'store' | 'clock'>,
+  runId: string,
+): Promise<{ run: RunCreatedData; done: RunFinishedData } | undefined> {
+  const events = (await deps.store.readStream(runStream.name(runId))) as unknown as RunEvent[];
+  let run: RunCreatedData | undefined;
+  let stopped = false;
+  let done: RunFinishedData | undefined;
+  const outcomes = new Map<string, { outcome: string; charged: number }>();
+  for (const event of events) {
+    if (event.type === 'RunCreated') run = event.data;
+    else if (event.type === 'RunStopRequested') stopped = true;
+    else if (event.type === 'RunFinished') done = event.data;
+    else if (event.type === 'RunRowFinished') outcomes.set(event.data.rowId, event.data);
+  }
+  if (!run) return undefined;
+  if (done) return { run, done };
+  const count = (o: string) => [...outcomes.values()].filter((r) => r.outcome === o).length;
+  const counts = {
+    total: run.rowIds.length + run.unfundedRowIds.length,
+    succeeded: count('succeeded'),
+    failed: count('failed'),
+    skipped: count('skipped') + run.unfundedRowIds.length,
+  };
+  const charged = [...outcomes.values()].reduce((sum, r) => sum + r.charged, 0);
+  return { run, done: endOf(run, counts, stopped, charged, deps.clock()) };
+}
+
+/**
+ * A run selecting its rows as it goes (up to a million of them): its end from the runs read model,
+ * which counted every row's result and stop before it asked for this end (the end is enqueued in the
+ * transaction that counted the last row), rather than from a stream of a million results read into
+ * memory. An end recorded already (its holder died after) is the last event of the run's stream.
+ */
+async function selectedRunEnd(
+  deps: Pick<ServiceDeps, 'store' | 'pool' | 'clock'>,
+  run: RunCreatedData,
+): Promise<{ run: RunCreatedData; done: RunFinishedData }> {
+  const stream = runStream.name(run.runId);
+  const last = (await deps.store.readLastEvents([stream])).get(stream);
+  if (last?.type === 'RunFinished') return { run, done: last.data as RunFinishedData };
+  const { rows } = await deps.pool.query<{
+    total: number;
+    succeeded: number;
+    failed: number;
+    skipped: number;
+    charged: number;
+    stopping: boolean;
+  }>(
+    `SELECT total, succeeded, failed, skipped, charged, stopping_at IS NOT NULL AS stopping FROM ${RUNS} WHERE id = $1`,
+    [run.runId],
+  );
+  const counts = rows[0]!;
+  return { run, done: endOf(run, counts, counts.stopping, counts.charged, deps.clock()) };
+}
+
+const endOf = (
+  run: RunCreatedData,
+  counts: { total: number; succeeded: number; failed: number; skipped: number },
+  stopped: boolean,
+  charged: number,
+  now: Date,
+): RunFinishedData => ({
+  runId: run.runId,
+  organizationId: run.organizationId,
+  tableId: run.tableId,
+  columnId: run.columnId,
+  ...finalStatus(counts, stopped),
+  charged,
+  refunded: run.reserved - charged,
+  at: now.toISOString(),
 });

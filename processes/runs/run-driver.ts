@@ -1,8 +1,14 @@
 import { ROWS } from '../../projections/rows/rows.ts';
+import { eligibility } from '../../queries/rows/eligibility.ts';
+import type { RunScope } from '../../queries/rows/run-scope.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
-import type { RunCreatedData } from '../../src/domain/runs/events.ts';
+import type { Column } from '../../src/domain/columns/fields.ts';
+import type { RunCreatedData, RunRowsLeftData } from '../../src/domain/runs/events.ts';
+import { eventIdOf } from '../../src/domain/runs/run-state.ts';
+import type { NewEvent } from '../../src/event-store/port.ts';
+import type { RunColumn } from './executor.ts';
 import { cellsLogged, queuedEvent, type RowStep, RUN_STOPPED, skippedResult } from './record.ts';
-import type { RowResult } from './row-call.ts';
+import { type RowResult, tableColumns } from './row-call.ts';
 import type { RunLog } from './run-log.ts';
 import { RunLogWriter } from './run-log-writer.ts';
 import { type DrivenRun, dropResults, storedResults, storeResults } from './run-outbox.ts';
@@ -52,6 +58,14 @@ export class RunDriver {
 
   private readonly driven: DrivenRun;
   private readonly retrying: ReturnType<typeof runRetries>;
+  /**
+   * A run selecting its rows as it goes (RunCreated.selection): where the next step starts (the last
+   * row selected), how many were taken, how many steps, and whether it selects any more.
+   */
+  private selecting: { after: string; taken: number; steps: number; more: boolean } | undefined;
+  private selectionSql: ReturnType<typeof selectionQuery> | undefined;
+  /** Rows with a result when this driver took the run over. */
+  private done: ReadonlySet<string> = new Set();
 
   constructor(
     private readonly deps: Deps,
@@ -101,6 +115,25 @@ export class RunDriver {
       this.writer.finish(result, true, inLog.get(result.finished.rowId));
       done.add(result.finished.rowId);
     }
+    if (this.run.selection) {
+      // Selected as it goes: the steps queued so far are run again where they have no result; the
+      // selection goes on after the last row they took. The steps are numbered in the log's order.
+      // Rows with a result (a driver before this one stored it, but queued no step of it) are not
+      // called again when a step selects them.
+      this.done = done;
+      const steps = this.log.queuedSteps;
+      steps.forEach((rowIds, step) => {
+        const left = rowIds.filter((id) => !done.has(id));
+        if (left.length > 0) this.todo.push({ first: step, rowIds: left });
+      });
+      this.selecting = {
+        after: steps.at(-1)?.at(-1) ?? '',
+        taken: steps.reduce((n, rowIds) => n + rowIds.length, 0),
+        steps: steps.length,
+        more: !this.log.rowsLeft,
+      };
+      return;
+    }
     for (let first = 0; first < this.run.rowIds.length; ) {
       const size = first === 0 ? FIRST_STEP : STEP;
       const rowIds = this.run.rowIds.slice(first, first + size).filter((id) => !done.has(id));
@@ -119,7 +152,9 @@ export class RunDriver {
         ? 0
         : Math.min(this.ready.length, this.run.concurrency - (this.inFlight - results.length));
       if (results.length === 0 && starts === 0) {
-        if (this.inFlight === 0 && !this.loading && (this.stopping || this.ready.length === 0)) return;
+        const selectable = this.selecting?.more === true && !this.stopping;
+        if (this.inFlight === 0 && !this.loading && !selectable && (this.stopping || this.ready.length === 0))
+          return;
         const woken = await this.sleep();
         if (!woken && !this.stopping && this.ready.length > 0 && (await this.store([]))) await this.stop();
         continue;
@@ -173,6 +208,18 @@ export class RunDriver {
     ];
     for (const rowId of rest)
       this.writer.finish({ finished: skippedResult(this.step(rowId, at), RUN_STOPPED) }, false);
+    // Rows a selecting run had not selected yet: skipped, counted, without a result each.
+    this.selectNoMore(RUN_STOPPED, at);
+  }
+
+  /** A selecting run selects nothing more: the funded rows no step took are left, once. */
+  private selectNoMore(reason: { code: string; message: string }, at: string): void {
+    const selecting = this.selecting;
+    if (!selecting?.more) return;
+    selecting.more = false;
+    const funded = this.run.selection!.funded;
+    if (selecting.taken < funded)
+      this.writer.queue(rowsLeftEvent(this.run.runId, funded - selecting.taken, reason, at));
   }
 
   private step(rowId: string, at: string): RowStep {
@@ -182,10 +229,11 @@ export class RunDriver {
 
   /** Reads the next step's cells while the rows before it run, once the rows ready run low. */
   private loadAhead(): void {
-    if (this.stopping || this.loading || this.todo.length === 0) return;
+    const selecting = this.selecting?.more === true && this.todo.length === 0;
+    if (this.stopping || this.loading || (this.todo.length === 0 && !selecting)) return;
     if (this.ready.length > Math.max(4 * this.run.concurrency, 200)) return;
-    const step = this.todo.shift()!;
-    this.loading = this.loadStep(step)
+    const step = this.todo.shift();
+    this.loading = (step ? this.loadStep(step) : this.selectStep())
       .catch((error) => {
         this.callFailure ??= error;
       })
@@ -217,6 +265,40 @@ export class RunDriver {
       this.writer.finish({ finished: skippedResult(this.step(rowId, at), ROW_DELETED) }, false);
   }
 
+  /**
+   * The next step of a run selecting as it goes: the next rows in row order, after the last one taken
+   * and among those there at the start, that are eligible now (the start's scope, the column's
+   * condition as the run holds it), with their cells; queued as one step. None left (or the funded rows
+   * all taken): the selection ends, and funded rows no step took are left.
+   */
+  private async selectStep(): Promise<void> {
+    const selecting = this.selecting!;
+    const { funded } = this.run.selection!;
+    const size = Math.min(selecting.steps === 0 ? FIRST_STEP : STEP, funded - selecting.taken);
+    const at = this.deps.clock().toISOString();
+    if (size <= 0) return this.selectNoMore(NO_LONGER_ELIGIBLE, at);
+    this.selectionSql ??= selectionQuery(
+      await this.retrying(() => tableColumns(this.deps, this.run.tableId)),
+      this.run,
+    );
+    const { text, values } = this.selectionSql(selecting.after, size);
+    const { rows } = await this.retrying(() =>
+      this.deps.pool.query<{ id: string; cells: Record<string, unknown> }>(text, values),
+    );
+    if (this.stopping) return;
+    if (rows.length > 0) {
+      const { runId, tableId, columnId } = this.run;
+      const rowIds = rows.map((r) => r.id);
+      this.writer.queue(queuedEvent({ runId, tableId, columnId, at }, selecting.steps, rowIds));
+      selecting.steps++;
+      selecting.taken += rows.length;
+      selecting.after = rowIds.at(-1)!;
+      for (const row of rows)
+        if (!this.done.has(row.id)) this.ready.push({ rowId: row.id, cells: row.cells });
+    }
+    if (rows.length < size || selecting.taken >= funded) this.selectNoMore(NO_LONGER_ELIGIBLE, at);
+  }
+
   private throwIfAborted(): void {
     if (this.signal.aborted) throw this.signal.reason ?? new Error('aborted');
   }
@@ -240,4 +322,47 @@ export class RunDriver {
       };
     });
   }
+}
+
+/** Why funded rows of a selecting run were not run: they no longer qualified when it reached them. */
+const NO_LONGER_ELIGIBLE = {
+  code: 'no_longer_eligible',
+  message: 'the row changed or was deleted after the run started, and no longer qualified for it',
+};
+
+const rowsLeftEvent = (
+  runId: string,
+  count: number,
+  reason: { code: string; message: string },
+  at: string,
+): NewEvent => ({
+  id: eventIdOf('rows-left', runId),
+  type: 'RunRowsLeft',
+  data: { runId, count, reason, at } satisfies RunRowsLeftData,
+});
+
+/**
+ * The statement of a selecting run's next step (after a row id, at most `limit` rows): the eligibility
+ * a start computes (queries/rows/eligibility.ts), with the column as the run holds it, over the rows
+ * there at the start.
+ */
+function selectionQuery(columns: readonly RunColumn[], run: RunCreatedData) {
+  const selection = run.selection!;
+  const column = { ...run.column, kind: 'enrichment' } as unknown as Column;
+  return (after: string, limit: number) => {
+    const scope = selection.scope as RunScope;
+    const { params, inScope, filled, eligible } = eligibility(
+      columns as unknown as Column[],
+      column,
+      run.tableId,
+      scope,
+    );
+    return {
+      text: `SELECT r.id, r.cells FROM ${ROWS} r
+        WHERE ${inScope} AND NOT ${filled} AND ${eligible}
+          AND r.id > ${params.add(after)} AND r.id <= ${params.add(selection.upTo)}
+        ORDER BY r.id LIMIT ${params.add(limit)}`,
+      values: params.values,
+    };
+  };
 }

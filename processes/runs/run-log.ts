@@ -9,6 +9,10 @@ export interface RunLog {
   finished: ReadonlySet<string>;
   /** Ids of the RunRowsQueued events recorded (a step is queued once). */
   queued: ReadonlySet<string>;
+  /** The rows of those events, an array a step in the log's order (a run selecting as it goes resumes from them). */
+  queuedSteps: readonly (readonly string[])[];
+  /** A RunRowsLeft is recorded: a run selecting as it goes selects nothing more. */
+  rowsLeft: boolean;
   stopRequested: boolean;
   ended: boolean;
 }
@@ -19,6 +23,8 @@ export async function readRunLog(store: EventStore, runId: string): Promise<RunL
     created: undefined as RunCreatedData | undefined,
     finished: new Set<string>(),
     queued: new Set<string>(),
+    queuedSteps: [] as string[][],
+    rowsLeft: false,
     stopRequested: false,
     ended: false,
   };
@@ -26,7 +32,10 @@ export async function readRunLog(store: EventStore, runId: string): Promise<RunL
     const event = recorded as unknown as RunEvent;
     if (event.type === 'RunCreated') log.created = event.data;
     else if (event.type === 'RunRowFinished') log.finished.add(event.data.rowId);
-    else if (event.type === 'RunRowsQueued') log.queued.add(recorded.id);
+    else if (event.type === 'RunRowsQueued') {
+      if (!log.queued.has(recorded.id)) log.queuedSteps.push(event.data.rowIds);
+      log.queued.add(recorded.id);
+    } else if (event.type === 'RunRowsLeft') log.rowsLeft = true;
     else if (event.type === 'RunStopRequested') log.stopRequested = true;
     else if (event.type === 'RunFinished') log.ended = true;
   }

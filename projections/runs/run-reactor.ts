@@ -1,5 +1,5 @@
 import type { RunEvent } from '../../src/domain/runs/events.ts';
-import { RUN_QUEUE, runQueueItemId } from '../../src/domain/runs/run-state.ts';
+import { RUN_QUEUE, runQueueItemId, runRowCounts } from '../../src/domain/runs/run-state.ts';
 import type { Projection } from '../../src/projection/types.ts';
 
 /**
@@ -20,7 +20,7 @@ export const runReactor: Projection<Extract<RunEvent, { type: 'RunCreated' }>> =
   async apply(events, { enqueue }) {
     await enqueue(
       events
-        .filter((event) => event.data.rowIds.length > 0)
+        .filter((event) => runRowCounts(event.data).funded > 0)
         .map((event) => ({
           id: runQueueItemId(event.data.runId),
           kind: RUN_QUEUE,

@@ -1,6 +1,6 @@
 import { UNFUNDED } from '../../src/domain/runs/charge-rules.ts';
 import type { RunEvent } from '../../src/domain/runs/events.ts';
-import { RUN_FINISH, runFinishItemId } from '../../src/domain/runs/run-state.ts';
+import { RUN_FINISH, runFinishItemId, runRowCounts } from '../../src/domain/runs/run-state.ts';
 import type { ApplyContext, Projection, RecordedOf } from '../../src/projection/types.ts';
 
 export const RUNS = 'runs';
@@ -22,9 +22,11 @@ export const runsProjection: Projection<RunEvent> = {
   enqueues: [RUN_FINISH],
   handles: [
     'RunCreated',
+    'RunRowsQueued',
     'RunRowStarted',
     'RunRowsStarted',
     'RunRowFinished',
+    'RunRowsLeft',
     'RunStopRequested',
     'RunFinished',
   ],
@@ -75,7 +77,9 @@ export const runsProjection: Projection<RunEvent> = {
     for (const event of events) {
       if (event.type === 'RunCreated') await created(event, ctx);
     }
+    await selectedRows(events, ctx);
     await applyRows(events, ctx);
+    await rowsLeft(events, ctx);
     for (const event of events) {
       if (event.type === 'RunStopRequested') {
         await ctx.tx.query(
@@ -98,6 +102,7 @@ export const runsProjection: Projection<RunEvent> = {
 
 async function created(event: Extract<Event, { type: 'RunCreated' }>, { tx, table, enqueue }: ApplyContext) {
   const d = event.data;
+  const { total, funded } = runRowCounts(d);
   const inserted = await tx.query(
     `INSERT INTO ${table(RUNS)} (id, organization_id, table_id, column_id, trigger, status, total, queued,
        skipped, reserved, created_at)
@@ -108,9 +113,9 @@ async function created(event: Extract<Event, { type: 'RunCreated' }>, { tx, tabl
       d.tableId,
       d.columnId,
       d.trigger,
-      d.rowIds.length + d.unfundedRowIds.length,
-      d.rowIds.length,
-      d.unfundedRowIds.length,
+      total,
+      funded,
+      total - funded,
       d.reserved,
       d.at,
     ],
@@ -133,7 +138,7 @@ async function created(event: Extract<Event, { type: 'RunCreated' }>, { tx, tabl
     [d.runId, d.at, JSON.stringify(rows)],
   );
   // A run with nothing to run ends at once.
-  if (d.rowIds.length === 0) await enqueue([finishItem(d.organizationId, d.runId)]);
+  if (funded === 0) await enqueue([finishItem(d.organizationId, d.runId)]);
 }
 
 const finishItem = (organizationId: string, runId: string) => ({
@@ -142,6 +147,40 @@ const finishItem = (organizationId: string, runId: string) => ({
   organizationId,
   payload: { runId },
 });
+
+/**
+ * The rows a run selecting as it goes (RunCreated.selection) queued: its rows from here on, as a listed
+ * run's are from its start (a listed run's are there already: nothing changes). They were counted
+ * `queued` at the start.
+ */
+async function selectedRows(events: readonly Event[], { tx, table }: ApplyContext) {
+  const queued = events.flatMap((e) =>
+    e.type === 'RunRowsQueued' ? e.data.rowIds.map((rowId) => [e.data.runId, rowId, e.data.at]) : [],
+  );
+  if (queued.length === 0) return;
+  await tx.query(
+    `INSERT INTO ${table(RUN_ROWS)} (run_id, row_id, status, updated_at)
+     SELECT run_id, row_id, 'queued', at FROM unnest($1::text[], $2::text[], $3::timestamptz[]) AS q(run_id, row_id, at)
+     ON CONFLICT DO NOTHING`,
+    [0, 1, 2].map((i) => queued.map((q) => q[i])),
+  );
+}
+
+/**
+ * Funded rows of a selecting run that no step took (RunRowsLeft): skipped, out of `queued`; the run
+ * ends once nothing is queued or running.
+ */
+async function rowsLeft(events: readonly Event[], { tx, table, enqueue }: ApplyContext) {
+  for (const event of events) {
+    if (event.type !== 'RunRowsLeft') continue;
+    const { rows } = await tx.query<{ organization_id: string; done: boolean }>(
+      `UPDATE ${table(RUNS)} SET queued = queued - $2, skipped = skipped + $2 WHERE id = $1
+       RETURNING organization_id, (queued + running = 0 AND finished_at IS NULL) AS done`,
+      [event.data.runId, event.data.count],
+    );
+    if (rows[0]?.done) await enqueue([finishItem(rows[0].organization_id, event.data.runId)]);
+  }
+}
 
 /** A row's start or result as the statement below takes it, one array element a field. */
 type RowStep = [string, string, 'start' | 'finish', ...(string | number | null)[]];

@@ -26,8 +26,11 @@ export const CONCURRENCY = 4;
 /** The lease these tests drive runs under, as a worker of this process would hold it. */
 export const LEASE = { owner: 'test-driver' };
 
-/** A suite whose every test has the service (no workers), a funded account and a counting target. */
-export function drivenRunSuite(name: string): Test<Ctx> {
+/**
+ * A suite whose every test has the service (no workers), a funded account and a counting target;
+ * `env`: settings of the service's own (RUN_LISTED_ROWS, say).
+ */
+export function drivenRunSuite(name: string, env: Record<string, string> = {}): Test<Ctx> {
   const test = suite<Ctx>(name);
   test.before.each(async (ctx) => {
     ctx.target = await startTarget({ delayMs: 5 });
@@ -35,7 +38,7 @@ export function drivenRunSuite(name: string): Test<Ctx> {
       projections: service.projections,
       routes: service.routes,
       authenticator: createAuthenticator,
-      env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true', OUTBOUND_RATE_PER_HOST: '100000' },
+      env: { ALLOW_PRIVATE_NETWORK_TARGETS: 'true', OUTBOUND_RATE_PER_HOST: '100000', ...env },
     });
     const account = await bootstrapAccount(ctx.t.app);
     ctx.key = account.apiKey;

@@ -38,6 +38,22 @@ const RunCreated = z.object({
   rowIds: z.array(id),
   /** Eligible rows the reservation could not cover: skipped from the start (`insufficient_credits`). */
   unfundedRowIds: z.array(id),
+  /**
+   * A run over more eligible rows than a start lists (RUN_LISTED_ROWS): `rowIds` and `unfundedRowIds`
+   * are empty, and its driver selects the rows as it goes, a step at a time in row order, by the same
+   * eligibility (the scope, and the column's condition as `column` holds it) over the rows that existed
+   * at the start (ids up to `upTo`): a row that no longer qualifies when the run reaches it is not run.
+   * `total` rows were eligible at the start; the first `funded` of those the run reaches are its rows,
+   * the others are skipped (`insufficient_credits`) without a result of their own.
+   */
+  selection: z
+    .object({
+      scope: z.record(z.string(), z.unknown()),
+      upTo: id,
+      total: z.number().int().nonnegative(),
+      funded: z.number().int().nonnegative(),
+    })
+    .optional(),
   creditsPerRow: z.number().int().nonnegative(),
   reserved: z.number().int().nonnegative(),
   /** Rows of this run worked at once, across every process. */
@@ -80,6 +96,18 @@ const RunRowFinished = z.object({
   at: z.string(),
 });
 
+/**
+ * Rows of a run selected as it goes (RunCreated.selection) that no step took: funded rows that no longer
+ * qualified when the run reached them (changed or deleted since the start), or that a stop kept from
+ * being selected. Counted skipped, without a result of their own; once per run.
+ */
+const RunRowsLeft = z.object({
+  runId: id,
+  count: z.number().int().positive(),
+  reason: z.object({ code: z.string(), message: z.string() }),
+  at: z.string(),
+});
+
 const RunStopRequested = z.object({ runId: id, at: z.string() });
 
 const RunFinished = z.object({
@@ -104,6 +132,7 @@ export const runEvents = {
   RunRowsQueued: RunRows,
   RunRowsStarted: RunRows,
   RunRowFinished,
+  RunRowsLeft,
   RunStopRequested,
   RunFinished,
 };
@@ -114,4 +143,5 @@ export type ColumnRunEvent = EventsOf<typeof columnRunEvents>;
 export type RunCreatedData = z.infer<typeof RunCreated>;
 export type RunRowFinishedData = z.infer<typeof RunRowFinished>;
 export type RunRowsData = z.infer<typeof RunRows>;
+export type RunRowsLeftData = z.infer<typeof RunRowsLeft>;
 export type RunFinishedData = z.infer<typeof RunFinished>;

@@ -10,6 +10,12 @@ import {
   runEvents,
 } from './events.ts';
 
+/** The rows a run covers (`total`) and runs (`funded`, the rest skipped unfunded): listed, or counted. */
+export const runRowCounts = (run: RunCreatedData): { total: number; funded: number } =>
+  run.selection
+    ? { total: run.selection.total, funded: run.selection.funded }
+    : { total: run.rowIds.length + run.unfundedRowIds.length, funded: run.rowIds.length };
+
 /**
  * A run as its deciders need it: how it started, whether a stop was asked, how it ended. The rows'
  * own events are left out of the fold (a 10,000-row run would fold 20,000 of them on every load): the
@@ -38,6 +44,7 @@ export const runStream = defineStream({
       case 'RunRowsQueued':
       case 'RunRowsStarted':
       case 'RunRowFinished':
+      case 'RunRowsLeft':
         return state;
       default: {
         const never: never = event;
@@ -49,7 +56,7 @@ export const runStream = defineStream({
     description: 'a column run: its start (column config, rows, reservation), stop request and end',
     view: (state) => ({
       runId: state.created?.runId,
-      rows: state.created?.rowIds.length,
+      rows: state.created?.selection?.total ?? state.created?.rowIds.length,
       stopRequestedAt: state.stopRequestedAt ?? null,
       finished: state.finished ?? null,
     }),

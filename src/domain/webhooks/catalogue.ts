@@ -176,7 +176,7 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
         columnId: d.columnId,
         runId: d.runId,
         trigger: d.trigger,
-        rows: d.rowIds.length + d.unfundedRowIds.length,
+        rows: d.selection?.total ?? d.rowIds.length + d.unfundedRowIds.length,
         creditsReserved: d.reserved,
         createdAt: d.at,
       }),
