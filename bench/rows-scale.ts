@@ -35,6 +35,7 @@ const settings = {
   samples: numberFromEnv('BENCH_SCALE_SAMPLES', 40, 4),
   run: process.env.BENCH_SCALE_RUN !== '0',
   runWaitSeconds: numberFromEnv('BENCH_SCALE_RUN_WAIT_S', 900, 60),
+  runWorkSeconds: numberFromEnv('BENCH_SCALE_RUN_WORK_S', 10, 1),
   batch: 1000,
 };
 const log = (line: string) => process.stderr.write(`${line}\n`);
@@ -43,6 +44,9 @@ const loadAtStart = loadavg()[0]!.toFixed(1);
 const CITIES = ['Paris', 'Berlin', 'Lisbon', 'Oslo', 'Austin', 'Osaka', 'Lima', 'Accra'];
 const WORDS = ['acme', 'Apex', 'borealis', 'Cobalt', 'delta', 'Argent', 'ember', 'Atlas', 'fjord', 'Granite'];
 const DAY = 86_400_000;
+const FINAL = ['succeeded', 'partially_succeeded', 'failed', 'stopped'];
+/** About how many rows the range filters match, at every size. */
+const RANGE_ROWS = 200;
 const EPOCH = Date.UTC(2015, 0, 1);
 
 /** Row `i` of the data set, the same every run and computed alone (a million rows are never held). */
@@ -144,7 +148,19 @@ interface SizeResult {
   importApi: number;
   importPlain: number;
   estimate: Measure;
-  run?: { startMs: number; limitMs: number; rssBeforeMb: number; rssPeakMb: number; rows: number };
+  run?: {
+    startMs: number;
+    limitMs: number;
+    rssBeforeMb: number;
+    rssPeakMb: number;
+    rows: number;
+    /** Times GET /api/runs/{id} answered 404 (the runs read model behind the start). */
+    hidden: number;
+    /** Rows with a result after BENCH_SCALE_RUN_WORK_S of work. */
+    worked: number;
+    /** Seconds from the start until the stopped run had ended; undefined: not within the wait. */
+    endedS?: number;
+  };
 }
 
 const server = await startBenchServer();
@@ -319,39 +335,43 @@ try {
           bareGet('/equals', (i) => ({ name: named(i).toLowerCase() })),
         ),
       );
-      const low = (i: number) => (i * 9_973) % 99_900;
+      // Ranges that match about RANGE_ROWS rows whatever the size (a fixed share of a larger table would
+      // be more rows to read, not a deeper index).
+      const revenueWidth = Math.max(1, Math.round((100_000 * RANGE_ROWS) / size));
+      const low = (i: number) => (i * 9_973) % (100_000 - revenueWidth);
       measures.push(
         await measure(
-          'number range (0.05% of rows)',
+          `number range (about ${RANGE_ROWS} rows)`,
           (i) =>
             get(
               filter({
                 mode: 'AND',
                 filters: [
                   { columnKey: 'revenue', operator: 'greaterThanOrEqual', value: low(i) },
-                  { columnKey: 'revenue', operator: 'lessThanOrEqual', value: low(i) + 50 },
+                  { columnKey: 'revenue', operator: 'lessThanOrEqual', value: low(i) + revenueWidth },
                 ],
               }),
             )(),
-          bareGet('/revenue', (i) => ({ low: low(i), high: low(i) + 50 })),
+          bareGet('/revenue', (i) => ({ low: low(i), high: low(i) + revenueWidth })),
         ),
       );
-      const day = (i: number) => new Date(EPOCH + ((i * 37) % 3640) * DAY).toISOString();
-      const dayAfter = (i: number) => new Date(EPOCH + (((i * 37) % 3640) + 1) * DAY).toISOString();
+      const dateWidth = Math.max(60_000, Math.round((3650 * DAY * RANGE_ROWS) / size));
+      const from = (i: number) => new Date(EPOCH + ((i * 37 * DAY) % (3640 * DAY))).toISOString();
+      const to = (i: number) => new Date(EPOCH + ((i * 37 * DAY) % (3640 * DAY)) + dateWidth).toISOString();
       measures.push(
         await measure(
-          'date range (one day)',
+          `date range (about ${RANGE_ROWS} rows)`,
           (i) =>
             get(
               filter({
                 mode: 'AND',
                 filters: [
-                  { columnKey: 'signed', operator: 'after', value: day(i) },
-                  { columnKey: 'signed', operator: 'before', value: dayAfter(i) },
+                  { columnKey: 'signed', operator: 'after', value: from(i) },
+                  { columnKey: 'signed', operator: 'before', value: to(i) },
                 ],
               }),
             )(),
-          bareGet('/signed', (i) => ({ from: day(i), to: dayAfter(i) })),
+          bareGet('/signed', (i) => ({ from: from(i), to: to(i) })),
         ),
       );
       measures.push(
@@ -385,7 +405,11 @@ try {
       };
     }
 
-    /** A run of a column with no condition over every row: the start request, and RSS meanwhile. */
+    /**
+     * A run of a column with no condition over every row: the start request; then the run worked for
+     * BENCH_SCALE_RUN_WORK_S, its progress read every half second, then stopped and waited for to its
+     * end; this process's RSS sampled all along (the service, its workers and the client).
+     */
     async function runStart(size: number): Promise<SizeResult['run']> {
       global.gc?.();
       const rssBefore = process.memoryUsage().rss;
@@ -393,6 +417,7 @@ try {
       const sampler = setInterval(() => {
         rssPeak = Math.max(rssPeak, process.memoryUsage().rss);
       }, 20);
+      let result: Omit<NonNullable<SizeResult['run']>, 'limitMs' | 'rssBeforeMb' | 'rssPeakMb'>;
       try {
         const start = performance.now();
         const res = await call(url, 'POST', `/api/tables/${tableId}/columns/${made.everything.id}/run`, {
@@ -400,30 +425,58 @@ try {
           body: { scope: 'all' },
         });
         const startMs = performance.now() - start;
-        if (res.status !== 202 && res.status !== 201 && res.status !== 200)
+        if (res.status !== 202)
           throw new Error(`run start answered ${res.status}: ${JSON.stringify(res.body)}`);
-        const runId = res.body.id ?? res.body.runId;
-        await call(url, 'POST', `/api/runs/${runId}/stop`, { headers });
-        // Until the run has ended (its rows not started are skipped), at most BENCH_SCALE_RUN_WAIT_S:
-        // the memory of the whole run, and its progress readable meanwhile.
+        const runId = res.body.id;
+        log(`  ${size} run start answered in ${startMs.toFixed(0)} ms`);
+        let hidden = 0;
+        let done = 0;
+        const progress = async () => {
+          const got = await call(url, 'GET', `/api/runs/${runId}`, { headers });
+          if (got.status === 404) {
+            hidden++;
+            return undefined;
+          }
+          if (got.status !== 200) throw new Error(`GET the run answered ${got.status}`);
+          const { counts } = got.body;
+          done = counts.succeeded + counts.failed;
+          return got.body;
+        };
+        const working = performance.now() + settings.runWorkSeconds * 1000;
+        while (performance.now() < working) {
+          await progress();
+          await new Promise((r) => setTimeout(r, 500));
+        }
+        const worked = done;
+        const stopped = await call(url, 'POST', `/api/runs/${runId}/stop`, { headers });
+        if (stopped.status !== 200) log(`  ${size} the stop answered ${stopped.status}`);
+        // Until the run has ended (its rows not started are skipped), at most BENCH_SCALE_RUN_WAIT_S.
         const deadline = performance.now() + settings.runWaitSeconds * 1000;
         let ended = false;
         while (!ended && performance.now() < deadline) {
-          const got = await call(url, 'GET', `/api/runs/${runId}`, { headers });
-          if (got.status !== 200) throw new Error(`GET the run answered ${got.status}`);
-          ended = ['succeeded', 'partially_succeeded', 'failed', 'stopped'].includes(got.body.status);
+          const run = await progress();
+          ended = run !== undefined && FINAL.includes(run.status);
           if (!ended) await new Promise((r) => setTimeout(r, 500));
         }
         if (!ended) log(`  ${size} the run had not ended after ${settings.runWaitSeconds} s`);
-        const limitStart = performance.now();
-        await call(bareUrl, 'POST', '/ids');
-        const limitMs = performance.now() - limitStart;
-        const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
-        log(`  ${size} run start ${startMs.toFixed(0)} ms, RSS ${mb(rssBefore)} -> ${mb(rssPeak)} MB`);
-        return { startMs, limitMs, rssBeforeMb: mb(rssBefore), rssPeakMb: mb(rssPeak), rows: size };
+        if (hidden > 0) log(`  ${size} GET /api/runs/{id} answered 404 ${hidden} times`);
+        result = {
+          startMs,
+          rows: size,
+          hidden,
+          worked,
+          endedS: ended ? (performance.now() - start) / 1000 : undefined,
+        };
       } finally {
         clearInterval(sampler);
       }
+      // The limit: the ids of every row read in one statement (the least a start listing them does).
+      const limitStart = performance.now();
+      await call(bareUrl, 'POST', '/ids');
+      const limitMs = performance.now() - limitStart;
+      const mb = (bytes: number) => Math.round(bytes / 2 ** 20);
+      log(`  ${size} run start ${result.startMs.toFixed(0)} ms, RSS ${mb(rssBefore)} -> ${mb(rssPeak)} MB`);
+      return { ...result, limitMs, rssBeforeMb: mb(rssBefore), rssPeakMb: mb(rssPeak) };
     }
   } finally {
     await bare.close();
@@ -499,6 +552,14 @@ function report(results: readonly SizeResult[]): { text: string; markdown: strin
       ...results.map((r) => (r.run ? `${ms(r.run.startMs)} (${ms(r.run.limitMs)})` : 'n/a')),
     ],
     [
+      `rows done in ${settings.runWorkSeconds} s of the run; GET /api/runs/{id} 404s; ended after, s`,
+      ...results.map((r) =>
+        r.run
+          ? `${r.run.worked}; ${r.run.hidden}; ${r.run.endedS === undefined ? 'not ended' : r.run.endedS.toFixed(0)}`
+          : 'n/a',
+      ),
+    ],
+    [
       'RSS before -> high-water during the run, MB',
       ...results.map((r) => (r.run ? `${r.run.rssBeforeMb} -> ${r.run.rssPeakMb}` : 'n/a')),
     ],
@@ -507,7 +568,7 @@ function report(results: readonly SizeResult[]): { text: string; markdown: strin
   const markdown = [
     measuredOn(server, loadAtStart),
     '',
-    `One table of 10 columns grown through the API (POST .../rows, batches of 1,000, one at a time) to each size; at each size every figure is ${settings.samples} requests one at a time (the estimate ${Math.max(3, Math.round(settings.samples / 4))}), after 3 unmeasured. Beside each figure, in brackets, the physical limit measured in the same run: the same rows in a plain PostgreSQL table of typed columns with the index that query needs (each column ascending and descending, text case-folded), hand-written SQL through a bare Fastify route of the same process. The run is of a column with no condition (sync_to_table) over every row, stopped once started; RSS is this process's (the service, its workers and the client).`,
+    `One table of 10 columns grown through the API (POST .../rows, batches of 1,000, one at a time) to each size; at each size every figure is ${settings.samples} requests one at a time (the estimate ${Math.max(3, Math.round(settings.samples / 4))}), after 3 unmeasured. Beside each figure, in brackets, the physical limit measured in the same run: the same rows in a plain PostgreSQL table of typed columns with the index that query needs (each column ascending and descending, text case-folded), hand-written SQL through a bare Fastify route of the same process. The run is of a column with no condition (sync_to_table: each row's cells copied into a row of another table) over every row, worked for ${settings.runWorkSeconds} s (its progress read every half second), then stopped; RSS is this process's (the service, its workers and the client), sampled from before the start until the run has ended.`,
     '',
     markdownTable(headers, rows),
     '',
