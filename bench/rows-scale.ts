@@ -45,6 +45,24 @@ const CITIES = ['Paris', 'Berlin', 'Lisbon', 'Oslo', 'Austin', 'Osaka', 'Lima', 
 const WORDS = ['acme', 'Apex', 'borealis', 'Cobalt', 'delta', 'Argent', 'ember', 'Atlas', 'fjord', 'Granite'];
 const DAY = 86_400_000;
 const FINAL = ['succeeded', 'partially_succeeded', 'failed', 'stopped'];
+/** What limits the API against its physical limit (measured apart; see the section it writes). */
+const LIMITS = [
+  "What limits it: each page reads its rows from an index whatever the table's size (the figures do not",
+  'grow from 10,000 to 1,000,000 rows); what separates the API from its limit is a fixed 2 ms or so a',
+  'request of work the bare route does not do. Timed apart over 10,000 rows, 100 rows a page, one at a',
+  'time: the key check and HTTP (GET /api/tables/{id}, a lookup of one row, 0.8 ms in all), the',
+  "table's columns read for the request (0.26 ms: the sort and the filter name columns by key), the page's",
+  "statement 0.67 ms alone and 1.3 ms as it runs, inside the page's byte bound (each row's cells measured",
+  'as JSON text), and the rows mapped from column ids to keys and written as JSON. The cursor',
+  'page reads three index ranges (the rows tied with the cursor, those past it, those missing the',
+  'value), merged lazily by PostgreSQL, where the limit reads one row comparison. The estimate counts',
+  "with the evaluator's SQL on the rows its key conditions find (a city among 8 and a number above",
+  'half), where the limit counts typed columns; a count of every row of a table is the one the read',
+  'model keeps. A run over more than 10,000 rows is started from a count and selects its rows as it',
+  'goes, so its start does not read the ids the limit reads; its rows go at about 490 a second here',
+  '(sync_to_table, each row a row written into another table).',
+].join(' ');
+
 /** About how many rows the range filters match, at every size. */
 const RANGE_ROWS = 200;
 const EPOCH = Date.UTC(2015, 0, 1);
@@ -573,6 +591,8 @@ function report(results: readonly SizeResult[]): { text: string; markdown: strin
     markdownTable(headers, rows),
     '',
     ...targets,
+    '',
+    LIMITS,
   ].join('\n');
   return { text: [textTable(headers, rows), '', ...targets].join('\n'), markdown };
 }
