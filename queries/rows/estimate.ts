@@ -76,10 +76,8 @@ export const estimateRoute: RouteModule = (app, deps) => {
 };
 
 /**
- * The estimate's counts in one statement (one snapshot), each its own subquery so that each can use
- * an index (counting all three with FILTERs reads every row in scope): the rows in scope (for `all`
- * the count the read model keeps), those onlyEmpty skips, and the eligible ones among the rest; with
- * the balance.
+ * The estimate's counts in one statement (one snapshot): the rows in scope (for `all` the count the
+ * read model keeps), those onlyEmpty skips, and the eligible ones among the rest; with the balance.
  */
 async function countEligible(
   pool: Pool,
@@ -101,28 +99,31 @@ async function countEligible(
     const candidates = Number(rows[0]!.candidates ?? 0);
     return { candidates, filled: 0, eligible: candidates, balance: rows[0]!.balance };
   }
+  const balance = `(SELECT credit_balance FROM ${ORGANIZATIONS} WHERE organization_id = ${params.add(organizationId)})`;
   const count = (where: string) => `(SELECT count(*) FROM ${ROWS} r WHERE ${inScope} AND ${where})`;
-  const candidates = all
-    ? `coalesce((SELECT row_count FROM ${ROW_STORAGE} WHERE table_id = ${params.add(tableId)}), 0)`
-    : count('TRUE');
+  // Without onlyEmpty, the eligible rows are counted by the statement itself (the scan PostgreSQL may
+  // share among workers, and the key conditions in its WHERE for the indexes), the rows in scope beside
+  // it; with onlyEmpty, the rows in scope are scanned once for the three counts.
+  const text =
+    filled === 'FALSE'
+      ? `SELECT ${all ? `coalesce((SELECT row_count FROM ${ROW_STORAGE} WHERE table_id = ${params.add(tableId)}), 0)` : count('TRUE')} AS candidates,
+                0 AS filled, count(*) AS eligible, ${balance} AS balance
+         FROM ${ROWS} r WHERE ${inScope} AND ${eligible}`
+      : `SELECT count(*) AS candidates, count(*) FILTER (WHERE ${filled}) AS filled,
+                count(*) FILTER (WHERE NOT ${filled} AND ${eligible}) AS eligible, ${balance} AS balance
+         FROM ${ROWS} r WHERE ${inScope}`;
   const { rows } = await pool.query<{
     candidates: string;
     filled: string;
     eligible: string | null;
     balance: number | null;
-  }>(
-    `SELECT ${candidates} AS candidates,
-            ${filled === 'FALSE' ? '0' : count(filled)} AS filled,
-            ${everyCandidate ? 'NULL' : count(`NOT ${filled} AND ${eligible}`)} AS eligible,
-            (SELECT credit_balance FROM ${ORGANIZATIONS} WHERE organization_id = ${params.add(organizationId)}) AS balance`,
-    params.values,
-  );
+  }>(text, params.values);
   const counts = rows[0]!;
   const candidateCount = Number(counts.candidates);
   return {
     candidates: candidateCount,
     filled: Number(counts.filled),
-    eligible: everyCandidate ? candidateCount : Number(counts.eligible),
+    eligible: Number(counts.eligible),
     balance: counts.balance,
   };
 }

@@ -87,11 +87,65 @@ export function keyConditions(node: Prepared, params: SqlParams, row = 'r'): str
 }
 
 /**
+ * A leaf's key condition when it is true exactly where the leaf is (its typed form, conditionSql), so
+ * that it can stand for the leaf: a number's comparisons, ranges and equality, a boolean's, and a
+ * date's before / after / between (the stored text compares with a 24-character argument as its first
+ * 64 characters do; an empty text, which the typed form takes as missing, is kept out). Text equality
+ * compares the first TEXT_KEY_CHARS characters only, so it never stands for its leaf.
+ */
+function exactKeyCondition(leaf: Leaf, params: SqlParams, row: string): string | undefined {
+  const { dataType, operator, args } = leaf;
+  if (leaf.path !== undefined || leaf.missing === true) return undefined;
+  const key = () => columnKey(dataType, leaf.columnId, `${row}.cells`);
+  const equality = operator === 'equals' || operator === 'in';
+  if (dataType === 'number') {
+    if (equality)
+      return args.numbers.length === 0
+        ? undefined
+        : `${key()} = ANY(${params.add(args.numbers, 'numeric[]')})`;
+    if (operator === 'between')
+      return `${key()} BETWEEN ${params.add(args.numbers[0], 'numeric')} AND ${params.add(args.numbers[1], 'numeric')}`;
+    const op = COMPARE[operator as keyof typeof COMPARE];
+    return op ? `${key()} ${op} ${params.add(args.numbers[0], 'numeric')}` : undefined;
+  }
+  if (dataType === 'boolean') {
+    if (equality)
+      return args.booleans.length === 0
+        ? undefined
+        : `${key()} = ANY(${params.add(args.booleans, 'boolean[]')})`;
+    if (operator === 'isTrue') return `${key()} = TRUE`;
+    if (operator === 'isFalse') return `${key()} = FALSE`;
+    return undefined;
+  }
+  if (dataType === 'date') {
+    const date = (i: number) => params.add(args.dates[i], 'text');
+    if (operator === 'before') return `(${key()} < ${date(0)} AND ${key()} <> '')`;
+    if (operator === 'after') return `${key()} > ${date(0)}`;
+    if (operator === 'dateBetween') return `${key()} BETWEEN ${date(0)} AND ${date(1)}`;
+  }
+  return undefined;
+}
+
+/**
  * The rows a prepared condition selects (it is TRUE), as SQL over the row alias `row`: the condition
- * in three-valued logic (conditionSql) and the key conditions it implies, for the indexes.
+ * in three-valued logic (conditionSql) and the key conditions it implies, for the indexes. The
+ * children of a top-level `all` (whose policy does not turn an unknown into true) are selected one by
+ * one, since the group is true exactly where each child is: a child whose key condition is exact is
+ * tested by it alone. Tested twice, a rule would count twice in PostgreSQL's estimate of the rows
+ * selected, and the estimate, too low, would choose a plan that reads every match and sorts them
+ * over one that walks the sort's index (measured: 110 ms against 17 ms for a page of a 10-rule filter
+ * over 100,000 rows).
  */
 export function selectedSql(node: Prepared, params: SqlParams, row = 'r'): string {
-  const exact = `(${conditionSql(node, params, row)}) IS TRUE`;
-  const keys = keyConditions(node, params, row);
-  return keys === undefined ? exact : `${exact} AND ${keys}`;
+  const parts =
+    node.type === 'all' && node.unknownAs !== true && node.children.length > 0 ? node.children : [node];
+  return parts
+    .map((part) => {
+      const exact = part.type === 'leaf' ? exactKeyCondition(part, params, row) : undefined;
+      if (exact !== undefined) return exact;
+      const sql = `(${conditionSql(part, params, row)}) IS TRUE`;
+      const keys = keyConditions(part, params, row);
+      return keys === undefined ? sql : `${sql} AND ${keys}`;
+    })
+    .join(' AND ');
 }
