@@ -5,18 +5,24 @@ import { eligibility } from '../../queries/rows/eligibility.ts';
 import type { RunScope } from '../../queries/rows/run-scope.ts';
 import { readableColumns } from '../../queries/rows/table-columns.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
-import { handleCommand, loadState } from '../../src/command.ts';
+import { loadState } from '../../src/command.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
-import { reserveCredits } from '../../src/domain/accounts/credits.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
 import type { RunCreatedData, RunTrigger } from '../../src/domain/runs/events.ts';
-import { claimColumn, columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
+import { columnRunStream, runStream } from '../../src/domain/runs/run-state.ts';
+import {
+  decideStart,
+  releaseEvent,
+  type StartRows,
+  type StartRunCommand,
+} from '../../src/domain/runs/workflow.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 import { readYourWrites } from '../../src/http/commands.ts';
 import { randomId } from '../../src/ids.ts';
+import { decideAcrossStreams } from '../../src/multi-stream-command.ts';
 import { activeRunOf } from './stop-run.ts';
 
 export interface StartRun {
@@ -36,10 +42,12 @@ export interface StartRun {
 }
 
 /**
- * Starts a run of a column: the rows the estimate would count, a claim on the column (one run at a
- * time: 409 `run_in_progress`), the credits reserved (402 `insufficient_credits` when not one row is
- * covered), then the run's start event. The reactor turns that into work: the rows' cells are queued
- * and the rows enqueued off the request. Used by the run route and by auto-run.
+ * Starts a run of a column: the rows the estimate would count (read from the rows read model), then
+ * one decision of the run's workflow (decideStart, src/domain/runs/workflow.ts) on the streams it
+ * touches: a claim on the column (one run at a time: 409 `run_in_progress`), the credits reserved (402
+ * `insufficient_credits` when not one row is covered) and the run's start event, appended as one where
+ * the store can (PostgreSQL, memory), else claim first (EventStoreDB). The reactor turns the start into
+ * work off the request. Used by the run route and by auto-run.
  */
 export async function startRun(
   deps: ServiceDeps,
@@ -63,68 +71,75 @@ export async function startRun(
       `Column ${column.key} has no provider: there is nothing to run.`,
     );
   }
-  const listed = await eligibleRows(deps, columns, column, tableId, scope);
+  const rows = await eligibleRows(deps, columns, column, tableId, scope);
   const runId = input.runId ?? randomId('run');
-  const lock = columnRunStream.name(tableId, columnId);
-  await activeRunOf(deps, tableId, columnId); // releases a claim left by a start that died
-  await handleCommand({
-    store: deps.store,
-    stream: lock,
-    decider: claimColumn,
-    command: { tableId, columnId, runId },
-    metadata,
-    now,
-  });
-  const perRow = creditsPerRow(column.config);
-  let reserved = 0;
-  try {
-    // The column came from the read model, which lags a delete: once claimed, its table's stream says
-    // whether it is still there (a delete after this finds the claim and stops the run: stopColumnRuns).
-    const { state: table } = await loadState(deps.store, tableStream.name(tableId), tableStream);
-    if (!table.columns.has(columnId)) throw columnNotFound(tableId, columnId);
-    const reservation = await handleCommand({
-      store: deps.store,
-      stream: organizationStream.name(organizationId),
-      decider: reserveCredits,
-      command: { organizationId, runId, rows: listed.total, creditsPerRow: perRow },
-      metadata,
-      now,
-      maxRetries: 200,
-    });
-    for (const e of reservation.events) if (e.type === 'CreditsReserved') reserved = e.data.amount;
-  } catch (error) {
-    await deps.store.append(lock, [
-      { id: eventIdOf('release', runId), type: 'ColumnRunReleased', data: { tableId, columnId, runId } },
-    ]);
-    throw error;
-  }
-  const funded = perRow === 0 ? listed.total : reserved / perRow;
-  const run: RunCreatedData = {
+  // A claim left by a start that died between its appends (a store without atomic appends) is
+  // released here once it is stale, and its reservation refunded.
+  await activeRunOf(deps, tableId, columnId);
+  const command: StartRunCommand = {
     runId,
     organizationId,
     tableId,
-    columnId,
     column: { id: column.id, key: column.key, dataType: column.dataType, config: column.config },
     trigger,
-    ...(listed.ids
-      ? { rowIds: listed.ids.slice(0, funded), unfundedRowIds: listed.ids.slice(funded) }
-      : {
-          rowIds: [],
-          unfundedRowIds: [],
-          selection: { scope, upTo: listed.upTo, total: listed.total, funded },
-        }),
-    creditsPerRow: perRow,
-    reserved,
+    rows,
+    scope,
+    creditsPerRow: creditsPerRow(column.config),
     concurrency: runConcurrency(column.config),
-    at: now.toISOString(),
   };
-  const appended = await deps.store.append(
-    runStream.name(runId),
-    [{ id: eventIdOf('created', runId), type: 'RunCreated', data: run, metadata }],
-    { expectedRevision: 'no_stream' },
-  );
-  // Its rows are driven off the request (the run reactor, then processes/runs/run-driver.ts).
-  return { run, position: appended.position };
+  const claim = columnRunStream.name(tableId, columnId);
+  try {
+    const { result, position } = await decideAcrossStreams({
+      store: deps.store,
+      // In this order: without atomic appends the claim lands first, then the reservation, then the
+      // run, each decided again on the states after the one before (the table read after the claim).
+      loads: [
+        { stream: claim, definition: columnRunStream },
+        { stream: organizationStream.name(organizationId), definition: organizationStream },
+        { stream: tableStream.name(tableId), definition: tableStream },
+        { stream: runStream.name(runId), definition: runStream },
+      ] as const,
+      decide: ([claimState, organization, table, run]) => {
+        const decision = decideStart(command, { claim: claimState, organization, table, run }, now);
+        return {
+          // The organization's stream is a condition only when a reservation is made; the table's
+          // always: a column deleted after it was read makes the start decide again, and refuse.
+          parts: [
+            decision.claim,
+            decision.reservation.length > 0 ? decision.reservation : undefined,
+            [],
+            decision.created,
+          ],
+          result: decision.run,
+        };
+      },
+      metadata,
+      maxRetries: 200,
+    });
+    // Its rows are driven off the request (the run reactor, then processes/runs/run-driver.ts).
+    return { run: result, position };
+  } catch (error) {
+    await releaseIfClaimed(deps, claim, tableId, columnId, runId);
+    throw error;
+  }
+}
+
+/**
+ * A start refused (or failed) after its claim landed (a store without atomic appends takes the claim
+ * first): the column given back, so that it can run again.
+ */
+async function releaseIfClaimed(
+  deps: ServiceDeps,
+  claim: string,
+  tableId: string,
+  columnId: string,
+  runId: string,
+): Promise<void> {
+  if (deps.store.appendAtomically) return;
+  const { state } = await loadState(deps.store, claim, columnRunStream);
+  const { state: run } = await loadState(deps.store, runStream.name(runId), runStream);
+  if (state.activeRunId === runId && !run.created)
+    await deps.store.append(claim, [releaseEvent(tableId, columnId, runId)]);
 }
 
 /**
@@ -138,9 +153,7 @@ async function eligibleRows(
   column: Parameters<typeof eligibility>[1],
   tableId: string,
   scope: RunScope,
-): Promise<
-  { total: number; ids: string[]; upTo?: undefined } | { total: number; ids?: undefined; upTo: string }
-> {
+): Promise<StartRows> {
   const { params, inScope, all, filled, eligible } = eligibility(columns, column, tableId, scope);
   const most = deps.config.RUN_LISTED_ROWS;
   const where = `${inScope} AND NOT ${filled} AND ${eligible}`;

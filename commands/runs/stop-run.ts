@@ -1,9 +1,10 @@
 import { flagStop } from '../../processes/runs/run-outbox.ts';
 import { CREDIT_LEDGER } from '../../projections/accounts/credit-ledger.ts';
+import { settleCredits } from '../../services/accounts/credits.ts';
 import { loadState } from '../../src/command.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
-import { settleCredits } from '../../src/domain/accounts/credits.ts';
-import { columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
+import { columnRunStream, runStream } from '../../src/domain/runs/run-state.ts';
+import { decideStop, releaseEvent } from '../../src/domain/runs/workflow.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 
 /**
@@ -20,14 +21,14 @@ export async function stopRun(
   metadata: EventMetadata,
 ): Promise<Position | undefined> {
   const { state } = await loadState(deps.store, runStream.name(runId), runStream);
-  const run = state.created;
-  if (!run || state.finished) return undefined;
+  if (!state.created || state.finished) return undefined;
+  const stop = decideStop(state, deps.clock());
   // Flagged again on a repeat: a stop that died between its event and its flag is completed.
-  if (state.stopRequestedAt) return void (await flagStop(deps.pool, runId));
-  const at = deps.clock().toISOString();
-  const stopped = await deps.store.append(runStream.name(runId), [
-    { id: eventIdOf('stop', runId), type: 'RunStopRequested', data: { runId, at }, metadata },
-  ]);
+  if (stop.length === 0) return void (await flagStop(deps.pool, runId));
+  const stopped = await deps.store.append(
+    runStream.name(runId),
+    stop.map((e) => ({ ...e, metadata })),
+  );
   await flagStop(deps.pool, runId);
   return stopped.position;
 }
@@ -83,9 +84,7 @@ export async function activeRunOf(
   const { state: run } = await loadState(deps.store, runStream.name(runId), runStream);
   if (run.created || deps.clock().getTime() - last.recordedAt.getTime() < STALE_CLAIM_MS) return runId;
   await refundUncreated(deps, runId);
-  await deps.store.append(lock, [
-    { id: eventIdOf('release', runId), type: 'ColumnRunReleased', data: { tableId, columnId, runId } },
-  ]);
+  await deps.store.append(lock, [releaseEvent(tableId, columnId, runId)]);
   return undefined;
 }
 

@@ -1,28 +1,13 @@
 import { AUTORUN_KIND } from '../../projections/autorun/autorun.ts';
 import { RUNS } from '../../projections/runs/runs.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
-import { settleCredits } from '../../src/domain/accounts/credits.ts';
+import { organizationStream } from '../../src/domain/accounts/streams.ts';
 import type { RunCreatedData, RunEvent, RunFinishedData } from '../../src/domain/runs/events.ts';
-import { columnRunStream, eventIdOf, RUN_FINISH, runStream } from '../../src/domain/runs/run-state.ts';
+import { columnRunStream, RUN_FINISH, runStream } from '../../src/domain/runs/run-state.ts';
+import { decideFinish, type RunEnding, type RunTally } from '../../src/domain/runs/workflow.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
 import { dueNow } from '../../src/work/groups.ts';
 import { forgetRun } from './run-outbox.ts';
-
-/** How a run ended, from its rows' outcomes. */
-export function finalStatus(
-  counts: { total: number; succeeded: number; failed: number; skipped: number },
-  stopped: boolean,
-): { status: RunFinishedData['status']; error: string | null } {
-  if (stopped) return { status: 'stopped', error: null };
-  if (counts.succeeded === counts.total) return { status: 'succeeded', error: null };
-  if (counts.succeeded === 0) {
-    return {
-      status: 'failed',
-      error: `none of the ${counts.total} rows succeeded (${counts.failed} failed)`,
-    };
-  }
-  return { status: 'partially_succeeded', error: null };
-}
 
 /**
  * A run's end, once every row has its result (the runs read model enqueues it): the run's rows cost
@@ -40,21 +25,14 @@ export const runFinishWorker: WorkerFactory = (deps) => ({
     const ended = created?.selection ? await selectedRunEnd(deps, created) : await listedRunEnd(deps, runId);
     if (!ended) return { status: 'dead', error: `no run ${runId}` };
     const { run } = ended;
-    const done = ended.done;
-    await settleCredits(deps.store, {
-      organizationId: run.organizationId,
-      runId,
-      charged: done.charged,
-      refunded: done.refunded,
-    });
-    await deps.store.append(runStream.name(runId), [
-      { id: eventIdOf('finished', runId), type: 'RunFinished', data: done },
-    ]);
-    await forgetRun(deps.pool, runId);
     const { tableId, columnId } = run;
-    await deps.store.append(columnRunStream.name(tableId, columnId), [
-      { id: eventIdOf('release', runId), type: 'ColumnRunReleased', data: { tableId, columnId, runId } },
-    ]);
+    const end = decideFinish(run, ended, deps.clock());
+    // One step after another, each with its ids: an end worked again lands what it did not reach.
+    if (end.settlement.length > 0)
+      await deps.store.append(organizationStream.name(run.organizationId), end.settlement);
+    await deps.store.append(runStream.name(runId), end.finished);
+    await forgetRun(deps.pool, runId);
+    await deps.store.append(columnRunStream.name(tableId, columnId), end.release);
     // Rows inserted while this run held the column wait in an auto-run item put off for a while
     // (processes/autorun/worker.ts): the column is free now, so their run need not wait that out.
     if (await dueNow(deps.pool, { kind: AUTORUN_KIND, groupKey: columnId })) deps.work?.nudge(AUTORUN_KIND);
@@ -69,7 +47,7 @@ export const runFinishWorker: WorkerFactory = (deps) => ({
 async function listedRunEnd(
   deps: Pick<ServiceDeps, 'store' | 'clock'>,
   runId: string,
-): Promise<{ run: RunCreatedData; done: RunFinishedData } | undefined> {
+): Promise<({ run: RunCreatedData } & RunEnding) | undefined> {
   const events = (await deps.store.readStream(runStream.name(runId))) as unknown as RunEvent[];
   let run: RunCreatedData | undefined;
   let stopped = false;
@@ -84,14 +62,15 @@ async function listedRunEnd(
   if (!run) return undefined;
   if (done) return { run, done };
   const count = (o: string) => [...outcomes.values()].filter((r) => r.outcome === o).length;
-  const counts = {
+  const tally: RunTally = {
     total: run.rowIds.length + run.unfundedRowIds.length,
     succeeded: count('succeeded'),
     failed: count('failed'),
     skipped: count('skipped') + run.unfundedRowIds.length,
+    charged: [...outcomes.values()].reduce((sum, r) => sum + r.charged, 0),
+    stopped,
   };
-  const charged = [...outcomes.values()].reduce((sum, r) => sum + r.charged, 0);
-  return { run, done: endOf(run, counts, stopped, charged, deps.clock()) };
+  return { run, tally };
 }
 
 /**
@@ -103,7 +82,7 @@ async function listedRunEnd(
 async function selectedRunEnd(
   deps: Pick<ServiceDeps, 'store' | 'pool' | 'clock'>,
   run: RunCreatedData,
-): Promise<{ run: RunCreatedData; done: RunFinishedData }> {
+): Promise<{ run: RunCreatedData } & RunEnding> {
   const stream = runStream.name(run.runId);
   const last = (await deps.store.readLastEvents([stream])).get(stream);
   if (last?.type === 'RunFinished') return { run, done: last.data as RunFinishedData };
@@ -118,23 +97,6 @@ async function selectedRunEnd(
     `SELECT total, succeeded, failed, skipped, charged, stopping_at IS NOT NULL AS stopping FROM ${RUNS} WHERE id = $1`,
     [run.runId],
   );
-  const counts = rows[0]!;
-  return { run, done: endOf(run, counts, counts.stopping, counts.charged, deps.clock()) };
+  const { stopping, ...counts } = rows[0]!;
+  return { run, tally: { ...counts, stopped: stopping } };
 }
-
-const endOf = (
-  run: RunCreatedData,
-  counts: { total: number; succeeded: number; failed: number; skipped: number },
-  stopped: boolean,
-  charged: number,
-  now: Date,
-): RunFinishedData => ({
-  runId: run.runId,
-  organizationId: run.organizationId,
-  tableId: run.tableId,
-  columnId: run.columnId,
-  ...finalStatus(counts, stopped),
-  charged,
-  refunded: run.reserved - charged,
-  at: now.toISOString(),
-});

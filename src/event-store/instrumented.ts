@@ -23,7 +23,19 @@ function countAppended(events: readonly NewEvent[]): void {
  * store answers as a no-op is counted again: the counter is of successful append calls' events.
  */
 export class InstrumentedEventStore implements EventStore {
-  constructor(private readonly inner: EventStore) {}
+  /** Present when the inner store has it, so callers see the same capability through the decorator. */
+  readonly appendAtomically?: EventStore['appendAtomically'];
+
+  constructor(private readonly inner: EventStore) {
+    const atomically = inner.appendAtomically?.bind(inner);
+    if (atomically) {
+      this.appendAtomically = async (appends) => {
+        const result = await atomically(appends);
+        for (const append of appends) countAppended(append.events);
+        return result;
+      };
+    }
+  }
 
   get kind(): EventStore['kind'] {
     return this.inner.kind;

@@ -1,5 +1,5 @@
 import { IdempotencyConflictError, WrongExpectedRevisionError } from './errors.ts';
-import type { AppendResult, ExpectedRevision, Position, RecordedEvent } from './port.ts';
+import type { AppendResult, AtomicAppendResult, ExpectedRevision, Position, RecordedEvent } from './port.ts';
 import { comparePositions, START } from './port.ts';
 
 /**
@@ -105,6 +105,31 @@ export class MemoryLog {
     this.streams.set(part.stream, events);
     const last = events.at(-1)!;
     return { nextExpectedRevision: last.revision, position: last.position };
+  }
+
+  /**
+   * Parts that land together or not at all (`appendAtomically`): every expectation checked and every id
+   * looked up before anything is written; a part without events is a condition only.
+   */
+  appendAtomically(parts: readonly PreparedPart[], commit: bigint): AtomicAppendResult {
+    for (const part of parts) {
+      const actual = BigInt(this.stream(part.stream).length - 1);
+      if (!expectationHolds(part.expectedRevision, actual)) {
+        throw new WrongExpectedRevisionError(
+          part.stream,
+          part.expectedRevision,
+          actual < 0n ? 'no_stream' : actual,
+        );
+      }
+      const written = part.events.filter((e) => this.byId.has(e.id)).map((e) => e.id);
+      if (written.length > 0) throw new IdempotencyConflictError(part.stream, written);
+    }
+    const revisions = parts.map((part) =>
+      part.events.length === 0
+        ? BigInt(this.stream(part.stream).length - 1)
+        : this.append(part, commit).nextExpectedRevision,
+    );
+    return { revisions, position: this.head() };
   }
 
   /** The PostgreSQL adapter's `findAppended`: the earlier result, or the ids that collide. */

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Observable } from 'rxjs';
+import { atomicParts } from './atomic.ts';
 import { canonicalUuid, MemoryLog, type PreparedPart, recordedOf, type StoredEvent } from './memory-log.ts';
 import type {
   AppendResult,
+  AtomicAppendResult,
   EventStore,
   ExpectedRevision,
   NewEvent,
@@ -61,8 +63,16 @@ export class MemoryEventStore implements EventStore {
     return outcomes;
   }
 
-  private prepare(append: StreamAppend): PreparedPart {
-    if (append.events.length === 0) throw new Error('append needs at least one event');
+  /** All parts checked, then written under one commit, or none (the adapter's one transaction). */
+  async appendAtomically(appends: readonly StreamAppend[]): Promise<AtomicAppendResult> {
+    const parts = atomicParts(appends).map((a) => this.prepare(a, true));
+    const result = this.log.appendAtomically(parts, this.log.begin());
+    if (parts.some((p) => p.events.length > 0)) this.wakeFollowers();
+    return result;
+  }
+
+  private prepare(append: StreamAppend, conditionAllowed = false): PreparedPart {
+    if (append.events.length === 0 && !conditionAllowed) throw new Error('append needs at least one event');
     return {
       stream: append.stream,
       expectedRevision: append.expectedRevision ?? 'any',

@@ -64,6 +64,14 @@ export interface StreamAppend {
 /** How one stream's part of `appendToStreams` went: it landed, or it failed alone. */
 export type StreamAppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: Error };
 
+/** What `appendAtomically` wrote: each part's revision after it (in the order given) and the commit's last position. */
+export interface AtomicAppendResult {
+  /** Per part: the revision of its stream's last event now (a condition's: the revision it checked). */
+  revisions: bigint[];
+  /** Position of the last event appended. */
+  position: Position;
+}
+
 export interface ReadStreamOptions {
   /** Inclusive revision to start from (the end when reading backwards). */
   from?: bigint;
@@ -97,6 +105,18 @@ export interface EventStore {
    * is promised across streams beyond that.
    */
   appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]>;
+  /**
+   * Appends to several streams as one (each stream named once): every part is checked against its own
+   * expected revision and either all land, under one commit, or none does. A part with no events only
+   * checks its stream's revision: a condition on a stream the decision read and does not write. Fails
+   * with WrongExpectedRevisionError naming a part that did not hold (the caller reads again and decides
+   * again: a re-sent append fails so too, and its decider sees its own earlier write), or with
+   * IdempotencyConflictError when an event id was written before.
+   * Absent where the store cannot: EventStoreDB's client (@eventstore/db-client 6) has no multi-stream
+   * append (KurrentDB 25.1 serves one, through its successor client only), so callers keep a path of
+   * single appends for it (commands/runs/start-run.ts).
+   */
+  appendAtomically?(appends: readonly StreamAppend[]): Promise<AtomicAppendResult>;
   /** Oldest first by default. A stream that does not exist reads as empty. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Observable } from 'rxjs';
 import { AppendedData } from './appended-data.ts';
+import { atomicParts } from './atomic.ts';
 import { appendEach } from './each-stream.ts';
 import { IdempotencyConflictError, WrongExpectedRevisionError } from './errors.ts';
 import type {
   AppendResult,
+  AtomicAppendResult,
   EventStore,
   ExpectedRevision,
   NewEvent,
@@ -22,6 +24,15 @@ import { COLUMNS, COLUMNS_BUT_KEPT, type EventRow, recordedOf } from './postgres
 import type { EventRegistry } from './registry.ts';
 
 const UNIQUE_VIOLATION = '23505';
+/** append_atomically's raise: a part's expectation did not hold (its detail: the part and its revision). */
+const WRONG_EXPECTED_REVISION = 'ES409';
+
+interface AtomicRow {
+  idx: number;
+  revision: string;
+  last_tx: string | null;
+  last_position: string | null;
+}
 
 interface AppendRow {
   ok: boolean;
@@ -137,8 +148,64 @@ export class PostgresEventStore implements EventStore {
     return outcomes;
   }
 
-  private prepareAppend(append: StreamAppend): PreparedAppend {
-    if (append.events.length === 0) throw new Error('append needs at least one event');
+  /**
+   * One statement (append_atomically, one transaction): a part that does not hold raises there and
+   * nothing is written; a colliding event id is a unique violation, which undoes the statement too.
+   */
+  async appendAtomically(appends: readonly StreamAppend[]): Promise<AtomicAppendResult> {
+    const calls = atomicParts(appends).map((a) => this.prepareAppend(a, true));
+    const payload = JSON.stringify(
+      calls.map((c) => ({ stream: c.stream, expected: c.expected, events: c.events })),
+    );
+    let rows: AtomicRow[];
+    try {
+      ({ rows } = await this.pool.query<AtomicRow>(
+        'SELECT idx, revision, last_tx::text AS last_tx, last_position FROM append_atomically($1)',
+        [payload],
+      ));
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      if (code === WRONG_EXPECTED_REVISION) {
+        const { idx, actual } = JSON.parse((error as { detail: string }).detail) as {
+          idx: number;
+          actual: number;
+        };
+        const call = calls[idx]!;
+        throw new WrongExpectedRevisionError(
+          call.stream,
+          call.expectedRevision,
+          actual < 0 ? 'no_stream' : BigInt(actual),
+        );
+      }
+      if (isEventIdConflict(error)) {
+        const ids = calls.flatMap((c) => c.ids);
+        const { rows: found } = await this.pool.query<{ event_id: string; stream_name: string }>(
+          'SELECT event_id::text AS event_id, stream_name FROM events WHERE event_id = ANY($1::uuid[])',
+          [ids],
+        );
+        throw new IdempotencyConflictError(
+          found[0]?.stream_name ?? calls[0]!.stream,
+          found.map((r) => r.event_id),
+        );
+      }
+      throw error;
+    }
+    const revisions = calls.map((_, i) => BigInt(rows.find((r) => r.idx === i)!.revision));
+    // One transaction: every part written has its tx_id; the last event is the greatest position.
+    const written = rows.filter((r) => r.last_tx !== null);
+    if (written.length === 0) return { revisions, position: await this.head() };
+    const events = calls.flatMap((c) => c.events) as { id: string; data: unknown }[];
+    this.appended.keep(events, payload.length);
+    this.tail.appended();
+    const lastPosition = written.reduce(
+      (max, r) => (BigInt(r.last_position!) > max ? BigInt(r.last_position!) : max),
+      0n,
+    );
+    return { revisions, position: { commit: BigInt(written[0]!.last_tx!), prepare: lastPosition } };
+  }
+
+  private prepareAppend(append: StreamAppend, conditionAllowed = false): PreparedAppend {
+    if (append.events.length === 0 && !conditionAllowed) throw new Error('append needs at least one event');
     const prepared = append.events.map((e) => this.registry.prepare({ ...e, id: e.id ?? randomUUID() }));
     const expected = append.expectedRevision ?? 'any';
     return {

@@ -1,7 +1,7 @@
 import { AppError } from '../../errors.ts';
-import type { EventStore } from '../../event-store/port.ts';
 import { NOTHING_DONE_CODES, SKIP_CODES } from '../runs/charge-rules.ts';
 import { eventIdOf } from '../runs/run-state.ts';
+import type { OrganizationEvent } from './events.ts';
 import { organizationStream } from './streams.ts';
 
 export interface ReserveCredits {
@@ -38,32 +38,22 @@ export const reserveCredits = organizationStream.decider((command: ReserveCredit
  * from the run make a repeat (the run's end worked twice) a no-op; the append needs no expected
  * revision: a charge moves nothing and a refund only adds, so no decision can be undone by it.
  */
-export async function settleCredits(
-  store: EventStore,
-  settlement: { organizationId: string; runId: string; charged: number; refunded: number },
-): Promise<void> {
+export function settlementEvents(settlement: {
+  organizationId: string;
+  runId: string;
+  charged: number;
+  refunded: number;
+}): (OrganizationEvent & { id: string })[] {
   const { organizationId, runId, charged, refunded } = settlement;
-  const events = [
+  const data = (amount: number) => ({ organizationId, runId, amount });
+  return [
     ...(charged > 0
-      ? [
-          {
-            id: eventIdOf('charge', runId),
-            type: 'CreditsCharged',
-            data: { organizationId, runId, amount: charged },
-          },
-        ]
+      ? [{ id: eventIdOf('charge', runId), type: 'CreditsCharged' as const, data: data(charged) }]
       : []),
     ...(refunded > 0
-      ? [
-          {
-            id: eventIdOf('refund', runId),
-            type: 'CreditsRefunded',
-            data: { organizationId, runId, amount: refunded },
-          },
-        ]
+      ? [{ id: eventIdOf('refund', runId), type: 'CreditsRefunded' as const, data: data(refunded) }]
       : []),
   ];
-  if (events.length > 0) await store.append(organizationStream.name(organizationId), events);
 }
 
 /**

@@ -83,14 +83,31 @@ export interface OrganizationState {
   /** Given up with its bootstrap: nothing may create it again. */
   abandoned: boolean;
   balance: number;
+  /**
+   * Reservations not settled yet, by run (or search call): what each holds. A start tried again finds
+   * its own reservation here and does not reserve twice; a settlement (charge or refund) closes it.
+   */
+  reservations: ReadonlyMap<string, number>;
 }
+
+const without = (map: ReadonlyMap<string, number>, key: string) => {
+  if (!map.has(key)) return map;
+  const next = new Map(map);
+  next.delete(key);
+  return next;
+};
 
 /** `organization-<id>`: the organization and its credit balance. */
 export const organizationStream = defineStream({
   category: 'organization',
   id: (organizationId: string) => organizationId,
   events: organizationEvents,
-  initialState: (): OrganizationState => ({ exists: false, abandoned: false, balance: 0 }),
+  initialState: (): OrganizationState => ({
+    exists: false,
+    abandoned: false,
+    balance: 0,
+    reservations: new Map(),
+  }),
   evolve: (state, event): OrganizationState => {
     switch (event.type) {
       case 'OrganizationCreated':
@@ -100,18 +117,29 @@ export const organizationStream = defineStream({
       case 'OrganizationAbandoned':
         return { ...state, abandoned: true, balance: 0 };
       case 'CreditsReserved':
-        return { ...state, balance: state.balance - event.data.amount };
+        return {
+          ...state,
+          balance: state.balance - event.data.amount,
+          reservations: new Map(state.reservations).set(event.data.runId, event.data.amount),
+        };
       case 'CreditsCharged':
-        return state;
+        return { ...state, reservations: without(state.reservations, event.data.runId) };
       case 'CreditsRefunded':
-        return { ...state, balance: state.balance + event.data.amount };
+        return {
+          ...state,
+          balance: state.balance + event.data.amount,
+          reservations: without(state.reservations, event.data.runId),
+        };
       default: {
         const never: never = event;
         return never;
       }
     }
   },
-  history: { description: 'an organization and its credit balance' },
+  history: {
+    description: 'an organization, its credit balance and its reservations not settled yet',
+    view: (state) => ({ ...state, reservations: Object.fromEntries(state.reservations) }),
+  },
 });
 
 export type UserState =

@@ -63,13 +63,18 @@ export const runStream = defineStream({
   },
 });
 
+/** Which run holds a column, if any. */
+export interface ColumnRunState {
+  activeRunId?: string;
+}
+
 /** `columnrun-<tableId>.<columnId>`: which run holds the column; decided with the revision read. */
 export const columnRunStream = defineStream({
   category: 'columnrun',
   id: (tableId: string, columnId: string) => `${tableId}.${columnId}`,
   events: columnRunEvents,
-  initialState: (): { activeRunId?: string } => ({}),
-  evolve: (state, event: ColumnRunEvent) => {
+  initialState: (): ColumnRunState => ({}),
+  evolve: (state, event: ColumnRunEvent): ColumnRunState => {
     switch (event.type) {
       case 'ColumnRunClaimed':
         return { activeRunId: event.data.runId };

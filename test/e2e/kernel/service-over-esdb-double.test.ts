@@ -13,6 +13,8 @@ import { sampleArticles } from '../../support/content-samples.ts';
 import { type EsdbDouble, startEsdbDouble } from '../../support/esdb-double/index.ts';
 import { type FakeContentApi, startFakeContentApi } from '../../support/fake-content-api.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
+import { insertRows } from '../../support/rows.ts';
+import { httpColumnTable, runEnded } from '../../support/runs.ts';
 import { type ServiceProcess, startServiceProcess } from '../../support/service-process.ts';
 import { createColumn, createTable } from '../../support/tables.ts';
 import { testRegistry } from '../../support/test-streams.ts';
@@ -108,6 +110,29 @@ test('a table, a column, a PATCH read back at once', async (ctx) => {
     list.body.map((c: { id: string; label: string }) => [c.id, c.label]),
     [[ctx.columnId, 'Company domain']],
   );
+});
+
+test('a column run starts in steps (no multi-stream append): claim, reservation, start, in that order', async (ctx) => {
+  const key = ctx.account.apiKey;
+  // Port 9 on loopback (discard): the rows' calls fail, and the run still starts, works and ends.
+  const { tableId, columns } = await httpColumnTable(ctx.service.url, key, 'http://127.0.0.1:9');
+  await insertRows(ctx.service.url, key, tableId, [{ n: '1' }, { n: '2' }]);
+  const path = `/api/tables/${tableId}/columns/${columns.result.id}/run`;
+  const started = await call(ctx.service.url, 'POST', path, { headers: bearer(key), body: { scope: 'all' } });
+  assert.is(started.status, 202, JSON.stringify(started.body) + logs(ctx));
+  const runId = started.body.id as string;
+  await runEnded(ctx.service.url, key, runId);
+  const ofRun = oursIn(ctx.esdb.log.all).filter((e) =>
+    ['ColumnRunClaimed', 'CreditsReserved', 'RunCreated', 'ColumnRunReleased'].includes(e.type),
+  );
+  assert.equal(
+    ofRun.map((e) => e.type),
+    ['ColumnRunClaimed', 'CreditsReserved', 'RunCreated', 'ColumnRunReleased'],
+    'each its own append, in the order the workflow takes them',
+  );
+  const again = await call(ctx.service.url, 'POST', path, { headers: bearer(key), body: { scope: 'all' } });
+  assert.is(again.status, 202, 'the column was released by the end');
+  await runEnded(ctx.service.url, key, again.body.id);
 });
 
 test('a named content sync stores the article and /blog/<slug> serves it', async (ctx) => {

@@ -7,18 +7,22 @@ import { eventStoreContract } from '../../support/event-store-contract.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { testRegistry } from '../../support/test-streams.ts';
 
-eventStoreContract('PostgreSQL', async () => {
-  const db = await freshDatabase();
-  const store = new PostgresEventStore(db.pool, testRegistry);
-  return {
-    store,
-    idempotentUnderAny: 'guaranteed',
-    dispose: async () => {
-      await store.close();
-      await db.drop();
-    },
-  };
-});
+eventStoreContract(
+  'PostgreSQL',
+  async () => {
+    const db = await freshDatabase();
+    const store = new PostgresEventStore(db.pool, testRegistry);
+    return {
+      store,
+      idempotentUnderAny: 'guaranteed',
+      dispose: async () => {
+        await store.close();
+        await db.drop();
+      },
+    };
+  },
+  { atomic: true },
+);
 
 const refused = suite<{ db: TestDatabase; store: PostgresEventStore }>(
   'PostgreSQL appendToStreams: a part the server refuses',

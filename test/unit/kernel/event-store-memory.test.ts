@@ -13,13 +13,17 @@ import { comparePositions } from '../../../src/event-store/port.ts';
 import { eventStoreContract } from '../../support/event-store-contract.ts';
 import { testRegistry } from '../../support/test-streams.ts';
 
-eventStoreContract('in memory', async () => {
-  const store = new MemoryEventStore(testRegistry);
-  // Every contract case runs here as it runs on PostgreSQL: none is about PostgreSQL itself (the
-  // xmin horizon is the contract's "eventually readable", which memory satisfies at once). Idempotency
-  // under `any` is guaranteed, as on PostgreSQL, not EventStoreDB's best effort.
-  return { store, idempotentUnderAny: 'guaranteed', dispose: () => store.close() };
-});
+eventStoreContract(
+  'in memory',
+  async () => {
+    const store = new MemoryEventStore(testRegistry);
+    // Every contract case runs here as it runs on PostgreSQL: none is about PostgreSQL itself (the
+    // xmin horizon is the contract's "eventually readable", which memory satisfies at once). Idempotency
+    // under `any` is guaranteed, as on PostgreSQL, not EventStoreDB's best effort.
+    return { store, idempotentUnderAny: 'guaranteed', dispose: () => store.close() };
+  },
+  { atomic: true },
+);
 
 const tested = (n: number, id?: string) => ({ id, type: 'ContractTested', data: { n } });
 

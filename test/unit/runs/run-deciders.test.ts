@@ -1,10 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createOrganization } from '../../../commands/accounts/bootstrap-attempt.ts';
-import { finalStatus } from '../../../processes/runs/finish-worker.ts';
-import { reserveCredits, rowCharge, settleCredits } from '../../../src/domain/accounts/credits.ts';
+import { settleCredits } from '../../../services/accounts/credits.ts';
+import { reserveCredits, rowCharge } from '../../../src/domain/accounts/credits.ts';
 import { organizationStream } from '../../../src/domain/accounts/streams.ts';
 import { claimColumn, eventIdOf } from '../../../src/domain/runs/run-state.ts';
+import { finalStatus } from '../../../src/domain/runs/workflow.ts';
 import { MemoryEventStore } from '../../../src/event-store/memory.ts';
 import { given } from '../../support/decider-spec.ts';
 import { testRegistry } from '../../support/test-streams.ts';
