@@ -6,12 +6,12 @@ import { SEARCH_CREDITS, type SearchOperation } from '../../src/credits/prices.t
 import type { Pool } from '../../src/db/pool.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
 import { reserveCredits } from '../../src/domain/accounts/credits.ts';
-import { settleCredits } from '../accounts/credits.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import { eventMetadata } from '../../src/http/commands.ts';
 import { randomId } from '../../src/ids.ts';
+import { settleCredits } from '../accounts/credits.ts';
 import { requireAdapter, type SearchAdapters, searchAdaptersFrom } from './adapters.ts';
 import { cacheKey, SearchCache } from './cache.ts';
 
