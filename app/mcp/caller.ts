@@ -14,10 +14,39 @@ export interface ApiAnswer {
   status: number;
   headers: Record<string, string | undefined>;
   /** The parsed JSON body; the text when it is not JSON; undefined when there is none. */
-  body: unknown;
+  readonly body: unknown;
   /** The body as it came, when the caller has it: a success's text content, not written again. */
   text?: string;
 }
+
+/**
+ * An answer whose body is parsed when first read: a success that goes out as it came (resultOf,
+ * with RAW_STRUCTURED) is never parsed at all.
+ */
+export function lazyAnswer(
+  status: number,
+  headers: Record<string, string | undefined>,
+  text: string,
+): ApiAnswer {
+  let parsed: { body: unknown } | undefined;
+  return {
+    status,
+    headers,
+    text,
+    get body() {
+      parsed ??= { body: parseBody(text) };
+      return parsed.body;
+    },
+  };
+}
+
+/**
+ * On a tool result whose structuredContent is the route's JSON object body as it came: that text, so
+ * that POST /mcp writes it into its answer as is rather than parsing it and writing it again. The
+ * structuredContent itself is then parsed only if something reads it (the SDK's servers do).
+ */
+export const RAW_STRUCTURED: unique symbol = Symbol('the JSON text of structuredContent');
+export type RawResult = CallToolResult & { [RAW_STRUCTURED]?: string };
 
 /**
  * How a tool call reaches the route it names, with the caller's API key: in the service, fastify's
@@ -165,6 +194,22 @@ export function resultOf(tool: OperationTool, answer: ApiAnswer): CallToolResult
         };
     const result = problemResult(problem);
     return { ...result, _meta: { ...meta, ...result._meta } };
+  }
+  // The route's JSON object as it came: its text is the text content, and the structuredContent.
+  const raw = answer.text;
+  if (
+    tool.outputSchema &&
+    raw?.startsWith('{') &&
+    /^application\/([\w.-]+\+)?json\b/.test(answer.headers['content-type'] ?? '')
+  ) {
+    const result: RawResult = { content: [{ type: 'text', text: raw as string }], _meta: meta };
+    result[RAW_STRUCTURED] = raw;
+    Object.defineProperty(result, 'structuredContent', {
+      get: () => answer.body,
+      enumerable: true,
+      configurable: true,
+    });
+    return result;
   }
   const text =
     answer.body === undefined ? `Done (HTTP ${answer.status}, no body)` : JSON.stringify(answer.body);

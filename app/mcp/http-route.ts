@@ -2,7 +2,10 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import {
+  CallToolRequestSchema,
+  CallToolResultSchema,
   DEFAULT_NEGOTIATED_PROTOCOL_VERSION,
+  ErrorCode,
   JSONRPCMessageSchema,
   LATEST_PROTOCOL_VERSION,
   SUPPORTED_PROTOCOL_VERSIONS,
@@ -11,8 +14,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule, ZodApp } from '../../src/http/routes.ts';
-import { type Caller, parseBody } from './caller.ts';
-import { createMcpServer } from './server.ts';
+import { type Caller, lazyAnswer, parseBody, RAW_STRUCTURED, type RawResult } from './caller.ts';
+import { createMcpServer, type ToolCallExtra, toolCallsOf, WATCH_RUN } from './server.ts';
 import { type McpSession, SessionStore } from './sessions.ts';
 import { type Catalog, catalogOf, type OpenApiDocument } from './tools.ts';
 
@@ -52,12 +55,7 @@ function injectCaller(app: ZodApp, request: FastifyRequest): Caller {
       ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
       remoteAddress: request.ip,
     });
-    return {
-      status: answer.statusCode,
-      headers: answer.headers as Record<string, string | undefined>,
-      body: parseBody(answer.body),
-      text: answer.body,
-    };
+    return lazyAnswer(answer.statusCode, answer.headers as Record<string, string | undefined>, answer.body);
   };
 }
 
@@ -145,6 +143,67 @@ function transportRefusal(status: number, message: string): AppError {
   if (status === 415) return new AppError('unsupported_media_type', message);
   return new AppError('bad_request', message);
 }
+
+/**
+ * A tools/call that POST /mcp answers itself, without an SDK server and transport of its own: one
+ * request (no batch) with an id, that asks for no progress and no task, of a tool that is no
+ * watchRun, in a JSON body answered as JSON. Anything else goes to the SDK's server, as does a call
+ * the SDK's own CallToolRequestSchema refuses (its error is the SDK's).
+ */
+function plainToolCall(
+  messages: Message[],
+  request: FastifyRequest,
+  stream: boolean,
+): { id: string | number; name: string; args: Record<string, unknown> } | undefined {
+  const [message] = messages;
+  if (messages.length !== 1 || stream || !message || message.method !== 'tools/call') return undefined;
+  const { id } = message;
+  if (!(typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)))) return undefined;
+  if (!/^application\/json\b/i.test(header(request, 'content-type') ?? '')) return undefined;
+  const parsed = CallToolRequestSchema.safeParse(message);
+  if (!parsed.success) return undefined;
+  const { params } = parsed.data;
+  if (params._meta?.progressToken !== undefined || params.task !== undefined || params.name === WATCH_RUN)
+    return undefined;
+  return { id, name: params.name, args: params.arguments ?? {} };
+}
+
+/**
+ * The JSON-RPC answer of a tool call, as the SDK's server writes it; a structuredContent that is the
+ * route's body as it came (RAW_STRUCTURED) is written as that text, not parsed and written again.
+ */
+function toolAnswer(id: string | number, result: RawResult): string {
+  const raw = result[RAW_STRUCTURED];
+  if (raw === undefined) return JSON.stringify({ result, jsonrpc: '2.0', id });
+  const { content, isError, _meta } = result;
+  const rest = JSON.stringify({ content, ...(isError === undefined ? {} : { isError }), _meta });
+  return `{"result":${rest.slice(0, -1)},"structuredContent":${raw}},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+}
+
+/** What the SDK's server checks of a result: a raw structuredContent stands as an object, unread. */
+const shapeOf = (result: RawResult) =>
+  result[RAW_STRUCTURED] === undefined
+    ? result
+    : { content: result.content, isError: result.isError, _meta: result._meta, structuredContent: {} };
+
+/** An error of a tool call as the SDK's protocol answers a handler's error. */
+function errorAnswer(id: string | number, error: unknown): string {
+  const { code, message, data } = (error ?? {}) as { code?: unknown; message?: unknown; data?: unknown };
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id,
+    error: {
+      code: Number.isSafeInteger(code) ? code : ErrorCode.InternalError,
+      message: typeof message === 'string' ? message : 'Internal error',
+      ...(data !== undefined ? { data } : {}),
+    },
+  });
+}
+
+/** A plain tools/call has no stream: nothing to cancel, nothing to notify. */
+const NO_STREAM: Omit<ToolCallExtra, 'signal'> = {
+  sendNotification: async () => {},
+};
 
 export const mcpRoutes: RouteModule = (app, deps) => {
   const sessions = new SessionStore(deps.pool);
@@ -282,7 +341,31 @@ export const mcpRoutes: RouteModule = (app, deps) => {
     protocolVersionOf(request);
     const session = await sessions.find(sessionId, principal.keyId);
     if (!session) throw sessionGone();
-    return serve(request, reply, { session, parsedBody: request.body, stream });
+    const plain = plainToolCall(messages, request, stream);
+    const tools =
+      plain &&
+      toolCallsOf({
+        caller: injectCaller(app, request),
+        catalog: currentCatalog(),
+        scopes: principal.scopes,
+      });
+    if (!plain || !tools?.has(plain.name))
+      return serve(request, reply, { session, parsedBody: request.body, stream });
+    let answer: string;
+    try {
+      const result = await tools.call(plain.name, plain.args, { ...NO_STREAM, signal: shutdown.signal });
+      // As the SDK's server checks a tool's result (structuredContent is the route's JSON object).
+      const checked = CallToolResultSchema.safeParse(shapeOf(result));
+      answer = checked.success
+        ? toolAnswer(plain.id, result)
+        : errorAnswer(plain.id, {
+            code: ErrorCode.InvalidParams,
+            message: `Invalid tools/call result: ${checked.error.message}`,
+          });
+    } catch (error) {
+      answer = errorAnswer(plain.id, error);
+    }
+    return reply.code(200).header('content-type', 'application/json').send(answer);
   });
 
   app.get('/mcp', { config, schema: { hide: true } }, async (request, reply) => {

@@ -159,26 +159,26 @@ interface RunView {
  */
 const validator = new AjvJsonSchemaValidator();
 
-export function createMcpServer(ctx: McpContext): Server {
-  const { caller, catalog, scopes } = ctx;
+/** What a tool call needs of its request: cancellation and, for watchRun, progress notifications. */
+export interface ToolCallExtra {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (notification: never) => Promise<void>;
+}
+
+/**
+ * The tools of a server for one key: the server's tools/call handler, and what POST /mcp calls for a
+ * plain tools/call (app/mcp/http-route.ts) without building a server, so both answer alike.
+ */
+export interface ToolCalls {
+  /** The tool of this name, when there is one (the key's scopes aside: the route checks them). */
+  has(name: string): boolean;
+  call(name: string, args: Json, extra: ToolCallExtra): Promise<CallToolResult>;
+}
+
+export function toolCallsOf(ctx: McpContext): ToolCalls {
+  const { caller, catalog } = ctx;
   const pollMs = ctx.pollMs ?? 250;
-  const can = (key: string) => {
-    const op = operation(catalog, key);
-    return op !== undefined && allows(scopes, op.access);
-  };
-  const server = new Server(SERVER_INFO, {
-    capabilities: { tools: {}, prompts: {}, resources: {} },
-    instructions: INSTRUCTIONS,
-    jsonSchemaValidator: validator,
-  });
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => {
-    const tools = catalog.tools.filter((t) => allows(scopes, t.access)).map((t) => listed(t, catalog));
-    const getRun = operation(catalog, OPERATIONS.getRun);
-    if (getRun && allows(scopes, getRun.access)) tools.push(watchRunTool(getRun));
-    return { tools };
-  });
-
   const startRun = async (tool: OperationTool, args: Json): Promise<CallToolResult> => {
     const { maxCredits, ...rest } = args;
     if (typeof maxCredits !== 'number' || !Number.isFinite(maxCredits) || maxCredits < 0)
@@ -213,14 +213,7 @@ export function createMcpServer(ctx: McpContext): Server {
     return { ...result, _meta: { ...result._meta, estimate } };
   };
 
-  const watchRun = async (
-    args: Json,
-    extra: {
-      signal: AbortSignal;
-      _meta?: { progressToken?: string | number };
-      sendNotification: (n: never) => Promise<void>;
-    },
-  ): Promise<CallToolResult> => {
+  const watchRun = async (args: Json, extra: ToolCallExtra): Promise<CallToolResult> => {
     const getRun = operation(catalog, OPERATIONS.getRun) as OperationTool;
     const { runId, timeoutSeconds = 600, ...unknown } = args;
     const bad = [
@@ -280,18 +273,44 @@ export function createMcpServer(ctx: McpContext): Server {
     }
   };
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name } = request.params;
-    const args = (request.params.arguments ?? {}) as Json;
-    const getRun = operation(catalog, OPERATIONS.getRun);
-    const tool = name === WATCH_RUN ? getRun : catalog.byName.get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool named ${name}`);
-    if (name === WATCH_RUN) return watchRun(args, extra as never);
-    if (tool === operation(catalog, OPERATIONS.startRun)) return startRun(tool, args);
-    const made = requestOf(tool, args);
-    if (made.problem) return problemResult(made.problem);
-    return resultOf(tool, await caller(made.request));
+  return {
+    has: (name) => name === WATCH_RUN || catalog.byName.has(name),
+    async call(name, args, extra) {
+      const getRun = operation(catalog, OPERATIONS.getRun);
+      const tool = name === WATCH_RUN ? getRun : catalog.byName.get(name);
+      if (!tool) throw new McpError(ErrorCode.InvalidParams, `No tool named ${name}`);
+      if (name === WATCH_RUN) return watchRun(args, extra);
+      if (tool === operation(catalog, OPERATIONS.startRun)) return startRun(tool, args);
+      const made = requestOf(tool, args);
+      if (made.problem) return problemResult(made.problem);
+      return resultOf(tool, await caller(made.request));
+    },
+  };
+}
+
+export function createMcpServer(ctx: McpContext): Server {
+  const { caller, catalog, scopes } = ctx;
+  const can = (key: string) => {
+    const op = operation(catalog, key);
+    return op !== undefined && allows(scopes, op.access);
+  };
+  const server = new Server(SERVER_INFO, {
+    capabilities: { tools: {}, prompts: {}, resources: {} },
+    instructions: INSTRUCTIONS,
+    jsonSchemaValidator: validator,
   });
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => {
+    const tools = catalog.tools.filter((t) => allows(scopes, t.access)).map((t) => listed(t, catalog));
+    const getRun = operation(catalog, OPERATIONS.getRun);
+    if (getRun && allows(scopes, getRun.access)) tools.push(watchRunTool(getRun));
+    return { tools };
+  });
+
+  const tools = toolCallsOf(ctx);
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
+    tools.call(request.params.name, (request.params.arguments ?? {}) as Json, extra as never),
+  );
 
   // The organization's prompt templates: MCP's cursor is the API's.
   interface Template {
