@@ -2,6 +2,7 @@ import { AttemptLog } from '../processes/webhooks/attempt-log.ts';
 import { PruneClock } from '../processes/webhooks/history-retention.ts';
 import { deliveryClient } from '../processes/webhooks/send.ts';
 import { PageCache } from '../queries/content/site/page-cache.ts';
+import { TableColumnsCache } from '../queries/rows/table-columns.ts';
 import { AuthState } from '../services/accounts/authenticator.ts';
 import { ConsoleRebuilds } from '../services/console/rebuilds.ts';
 import { articleWriter } from '../services/content/article-writer.ts';
@@ -21,6 +22,7 @@ export function makeServiceParts(deps: Pick<ServiceDeps, 'config' | 'store' | 'p
     search: searchDepsFrom({ config, pool }),
     articleWriter: articleWriter(store),
     pageCache: new PageCache(),
+    tableColumns: new TableColumnsCache(),
     attemptLog: new AttemptLog(store),
     deliveryClient: deliveryClient(config),
     historyPrune: new PruneClock(),

@@ -8,12 +8,13 @@ import type { RunCondition } from '../../src/domain/columns/run-condition.ts';
 import { columnsByKey } from '../../src/domain/rows/cells.ts';
 import { MAX_BATCH, RowSchema } from '../../src/domain/rows/schemas.ts';
 import { TableParams } from '../../src/domain/tables/schemas.ts';
+import { AppError } from '../../src/errors.ts';
 import { principalOf } from '../../src/http/access-hook.ts';
 import type { RouteModule } from '../../src/http/routes.ts';
 import { pageMemoryFor } from './page-memory.ts';
 import { filterFromQuery, rowPredicate } from './predicate.ts';
 import { PAGE_BYTES, parseSort, type RowPage, readRowPage } from './row-page.ts';
-import { readableColumns } from './table-columns.ts';
+import { columnsVersionSql, type TableColumns } from './table-columns.ts';
 
 export const PageFields = {
   limit: z.coerce.number().int().min(1).max(MAX_BATCH).default(100),
@@ -52,30 +53,55 @@ export const RowPageSchema = z.object({
  * A page of a table's rows for a request that may carry a sort, a cursor and a filter or condition;
  * `where` the request carried them (paths of a 400 start there). The page's bytes are held in the
  * process's budget for rows pages until `reply` has been sent (page-memory.ts).
+ *
+ * The table's columns come from the service's cache when it has them, checked by the page's own
+ * statement (no round trip of their own): a page that comes back empty, or a request refused, against
+ * cached columns is read again against the columns read then, unless those are the same. So a column
+ * created, renamed or deleted is seen by the next request, in this process or any other.
  */
 export async function readTablePage(
-  deps: Pick<ServiceDeps, 'pool'>,
+  deps: Pick<ServiceDeps, 'pool' | 'parts'>,
   principal: Principal,
   tableId: string,
   input: { limit: number; cursor?: string; sort?: string; filter?: FilterObject; condition?: RunCondition },
   where: 'querystring' | 'body',
   reply: FastifyReply,
 ): Promise<RowPage> {
-  const columns = await readableColumns(deps.pool, principal, tableId);
+  const { pool } = deps;
+  const cache = deps.parts.tableColumns;
+  const memory = pageMemoryFor(reply, principal.organizationId);
   const at = (field: string) => (where === 'body' ? field : `${where}.${field}`);
-  return readRowPage(
-    deps.pool,
-    tableId,
-    columns,
-    {
-      limit: input.limit,
-      cursor: input.cursor,
-      sort: parseSort(input.sort, columnsByKey(columns), at('sort')),
-      cursorPath: at('cursor'),
-      where: rowPredicate(columns, input, where),
-    },
-    pageMemoryFor(reply, principal.organizationId),
-  );
+  const read = ({ columns, version }: TableColumns, guarded: boolean) =>
+    readRowPage(
+      pool,
+      tableId,
+      columns,
+      {
+        limit: input.limit,
+        cursor: input.cursor,
+        sort: parseSort(input.sort, columnsByKey(columns), at('sort')),
+        cursorPath: at('cursor'),
+        where: rowPredicate(columns, input, where),
+        guard: guarded
+          ? (params) => `${columnsVersionSql(params.add(tableId))} = ${params.add(version)}`
+          : undefined,
+      },
+      memory,
+    );
+  const cached = cache.get(tableId);
+  if (cached?.organizationId === principal.organizationId) {
+    let page: RowPage | undefined;
+    try {
+      page = await read(cached, true);
+      if (page.data.length > 0) return page;
+    } catch (error) {
+      if (!(error instanceof AppError && error.code === 'validation_failed')) throw error;
+    }
+    const fresh = await cache.load(pool, principal, tableId);
+    if (page && fresh.version === cached.version) return page;
+    return read(fresh, false);
+  }
+  return read(await cache.load(pool, principal, tableId), false);
 }
 
 /** GET /api/tables/{tableId}/rows: a page of rows, oldest first unless sorted. */

@@ -1,238 +1,23 @@
-import { ROW_FIELDS, ROWS, type RowRecord, storedFromRow } from '../../projections/rows/rows.ts';
+import { isoTimestampSql, ROWS } from '../../projections/rows/rows.ts';
 import type { Reservation } from '../../src/byte-budget.ts';
 import type { Pool } from '../../src/db/pool.ts';
-import { invalidInput } from '../../src/domain/rows/access.ts';
 import type { RowColumn } from '../../src/domain/rows/cells.ts';
-import { typedCell } from '../../src/domain/rows/condition/sql.ts';
 import { columnKey } from '../../src/domain/rows/keys.ts';
+import type { CellStatus } from '../../src/domain/rows/row-state.ts';
 import { SqlParams } from '../../src/domain/rows/sql-params.ts';
-import { type RowView, rowView } from '../../src/domain/rows/view.ts';
-import { inputIssues } from '../../src/http/input-guard.ts';
+import { rowView } from '../../src/domain/rows/view.ts';
+import { cursorAfter, keysetQuery, type PageRequest, type RowPage } from './keyset.ts';
 
-export const MAX_SORT_KEYS = 10;
-
-export interface SortKey {
-  column: RowColumn;
-  desc: boolean;
-}
-
-/** `-score,name`: column keys, `-` for descending. Unknown or repeated keys are a 400 at `path`. */
-export function parseSort(text: string | undefined, byKey: ReadonlyMap<string, RowColumn>, path: string) {
-  if (!text) return [];
-  const keys: SortKey[] = [];
-  const problems: string[] = [];
-  for (const part of text.split(',')) {
-    const desc = part.startsWith('-');
-    const key = desc ? part.slice(1) : part;
-    const column = byKey.get(key);
-    if (!column) problems.push(`${key || '(empty)'} is not a column of the table`);
-    else if (keys.some((k) => k.column.id === column.id)) problems.push(`${key} is named twice`);
-    else keys.push({ column, desc });
-  }
-  if (keys.length > MAX_SORT_KEYS) problems.push(`at most ${MAX_SORT_KEYS} keys`);
-  if (problems.length > 0) throw invalidInput('sort', [{ path, message: problems.join('; ') }]);
-  return keys;
-}
-
-/**
- * The value a column sorts by, as SQL over the row `r`: numbers as numbers, dates by their UTC text
- * (the stored form sorts as time does), text case-insensitively, JSON in PostgreSQL's jsonb order. A
- * missing cell is NULL, and sorts last either way. A source may sort by keys of its own (the rows read
- * model sorts by the keys its indexes hold, src/domain/rows/keys.ts).
- */
-function sortExpression(column: RowColumn, params: SqlParams): string {
-  const id = params.add(column.id);
-  switch (column.dataType) {
-    case 'number':
-      return typedCell(`(r.cells->${id})`, 'number', 'numeric');
-    case 'boolean':
-      return typedCell(`(r.cells->${id})`, 'boolean', 'boolean');
-    case 'date':
-      return `((r.cells->>${id}) COLLATE "C")`;
-    case 'json':
-      return `(r.cells->${id})`;
-    default:
-      return `lower((r.cells->>${id}) COLLATE pg_c_utf8)`;
-  }
-}
-
-/** How a sort value read back from PostgreSQL goes in again as a parameter. */
-const CASTS: Record<RowColumn['dataType'], string> = {
-  number: 'numeric',
-  boolean: 'boolean',
-  date: 'text',
-  json: 'jsonb',
-  text: 'text',
-  url: 'text',
-  email: 'text',
-};
-
-function validCursorValue(column: RowColumn, value: unknown): boolean {
-  if (value === null) return true;
-  switch (CASTS[column.dataType]) {
-    case 'numeric':
-      // A cell's number is a double: one past its range is no cursor of ours (and overflows numeric).
-      return (
-        typeof value === 'string' &&
-        /^-?\d+(\.\d+)?(e[+-]?\d+)?$/i.test(value) &&
-        Number.isFinite(Number(value))
-      );
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'jsonb':
-      return true;
-    default:
-      return typeof value === 'string';
-  }
-}
-
-interface Cursor {
-  /** The sort it was made for. */
-  s: string;
-  /** The last row's sort values, as PostgreSQL returned them. */
-  v: unknown[];
-  id: string;
-}
-
-const sortText = (sort: readonly SortKey[]) =>
-  sort.map((k) => `${k.desc ? '-' : ''}${k.column.key}`).join(',');
-
-function decodeCursor(text: string, sort: readonly SortKey[], path: string): Cursor {
-  const refuse = (message: string) => invalidInput('cursor', [{ path, message }]);
-  let cursor: Cursor;
-  try {
-    cursor = JSON.parse(Buffer.from(text, 'base64url').toString());
-  } catch {
-    throw refuse('not a cursor of this API');
-  }
-  if (
-    typeof cursor !== 'object' ||
-    cursor === null ||
-    typeof cursor.id !== 'string' ||
-    !Array.isArray(cursor.v) ||
-    typeof cursor.s !== 'string'
-  ) {
-    throw refuse('not a cursor of this API');
-  }
-  if (cursor.s !== sortText(sort)) throw refuse('the cursor belongs to another sort; send the same sort');
-  if (cursor.v.length !== sort.length || !sort.every((k, i) => validCursorValue(k.column, cursor.v[i]))) {
-    throw refuse('not a cursor of this API');
-  }
-  // Text PostgreSQL cannot take (a NUL, half a surrogate pair) was never in a cursor we made.
-  if (inputIssues(cursor).length > 0) throw refuse('not a cursor of this API');
-  return cursor;
-}
-
-/**
- * Rows after the cursor in the order of `sort` then id, as SQL: at the first key where the row differs
- * from the cursor's, it comes later (NULLs last in both directions); on equal keys, the larger id.
- */
-function afterCursor(sort: readonly SortKey[], exprs: readonly string[], cursor: Cursor, params: SqlParams) {
-  let after = `r.id > ${params.add(cursor.id)}`;
-  for (let i = sort.length - 1; i >= 0; i--) {
-    const value = cursor.v[i];
-    const expr = exprs[i]!;
-    if (value === null) {
-      after = `(${expr} IS NULL AND ${after})`;
-      continue;
-    }
-    const v = cursorParam(sort[i]!, value, params);
-    after = `(${expr} ${sort[i]!.desc ? '<' : '>'} ${v} OR ${expr} IS NULL OR (${expr} = ${v} AND ${after}))`;
-  }
-  return after;
-}
-
-function cursorParam(key: SortKey, value: unknown, params: SqlParams): string {
-  const cast = CASTS[key.column.dataType];
-  return params.add(cast === 'jsonb' ? JSON.stringify(value) : value, cast);
-}
-
-/**
- * The rows after the cursor as disjoint parts, each an index range on the first key, in the order
- * they come: rows tied with the cursor on the first key (and after it on the rest), rows past it on
- * the first key, then rows whose first key is NULL. afterCursor's one condition is the same rows,
- * but its ORs bound no index scan: deep in a large table, a page would read every row before it.
- */
-function partsAfterCursor(
-  sort: readonly SortKey[],
-  exprs: readonly string[],
-  cursor: Cursor,
-  params: SqlParams,
-): string[] {
-  const [first, ...rest] = sort;
-  const firstExpr = exprs[0]!;
-  const restAfter = () => afterCursor(rest, exprs.slice(1), { ...cursor, v: cursor.v.slice(1) }, params);
-  if (!first) return [afterCursor(sort, exprs, cursor, params)];
-  if (cursor.v[0] === null) return [`${firstExpr} IS NULL AND ${restAfter()}`];
-  const v = cursorParam(first, cursor.v[0], params);
-  return [
-    `${firstExpr} = ${v} AND ${restAfter()}`,
-    `${firstExpr} ${first.desc ? '<' : '>'} ${v}`,
-    `${firstExpr} IS NULL`,
-  ];
-}
-
-export interface PageRequest {
-  limit: number;
-  cursor?: string;
-  sort: readonly SortKey[];
-  /** Where the cursor came from, for the path a bad one is reported at. */
-  cursorPath: string;
-  /**
-   * The rows selected, as SQL over the row `r` that is true for them (a filter or condition compiled
-   * by selectedSql), adding its own parameters.
-   */
-  where?: (params: SqlParams) => string;
-  /** The most cell bytes of the page (readRowPage): PAGE_BYTES unless said. */
-  maxBytes?: number;
-}
-
-export interface RowPage {
-  data: RowView[];
-  nextCursor: string | null;
-}
-
-/** What a keyset page reads: a read model with an `id` and `cells` (as rows), aliased `r`, and its scope. */
-export interface PageSource {
-  /** The columns selected. */
-  fields: string;
-  table: string;
-  /** The predicate on `r` that scopes the page (a table's rows, an organization's tasks). */
-  scope: (params: SqlParams) => string;
-  /** What a column sorts by over `r` (the source's indexed keys); sortExpression when not given. */
-  sortKey?: (column: RowColumn, params: SqlParams) => string;
-}
-
-/**
- * A keyset page's statement over any source whose sort keys read `r.cells` (rows, tasks). Each part
- * of the rows after a cursor (partsAfterCursor) is read in the page's order up to the limit, and the
- * page is the first rows of their union: an index on the first key serves every part.
- */
-export function keysetQuery(source: PageSource, request: PageRequest): { text: string; values: unknown[] } {
-  const params = new SqlParams();
-  const conditions = [source.scope(params)];
-  const exprs = request.sort.map((k) => (source.sortKey ?? sortExpression)(k.column, params));
-  if (request.where) conditions.push(request.where(params));
-  const parts = request.cursor
-    ? partsAfterCursor(
-        request.sort,
-        exprs,
-        decodeCursor(request.cursor, request.sort, request.cursorPath),
-        params,
-      )
-    : ['TRUE'];
-  const direction = (k: SortKey) => (k.desc ? 'DESC' : 'ASC');
-  const order = [...request.sort.map((k, i) => `${exprs[i]} ${direction(k)} NULLS LAST`), 'r.id'];
-  const limit = params.add(request.limit + 1);
-  const select = (part: string) => `SELECT ${source.fields}${exprs.map((e, i) => `, ${e} AS s${i}`).join('')}
-    FROM ${source.table} r WHERE ${[...conditions, part].join(' AND ')}
-    ORDER BY ${order.join(', ')} LIMIT ${limit}`;
-  if (parts.length === 1) return { text: select(parts[0]!), values: params.values };
-  const outer = [...request.sort.map((k, i) => `s${i} ${direction(k)} NULLS LAST`), 'id'];
-  const text = `SELECT * FROM (${parts.map((p) => `(${select(p)})`).join(' UNION ALL ')}) AS parts
-    ORDER BY ${outer.join(', ')} LIMIT ${limit}`;
-  return { text, values: params.values };
-}
+export {
+  keysetQuery,
+  MAX_SORT_KEYS,
+  nextCursorOf,
+  type PageRequest,
+  type PageSource,
+  parseSort,
+  type RowPage,
+  type SortKey,
+} from './keyset.ts';
 
 /**
  * The page's statement and its parameters (the benchmark's bare route runs the same). Rows sort by
@@ -241,23 +26,14 @@ export function keysetQuery(source: PageSource, request: PageRequest): { text: s
 export const pageQuery = (tableId: string, request: PageRequest) =>
   keysetQuery(
     {
-      fields: ROW_FIELDS,
+      // The cells as text once: their size bounds the page, and the same text is what is sent.
+      fields: 'id, cells::text AS cells, cell_status, created_at, updated_at',
       table: ROWS,
       scope: (params) => `r.table_id = ${params.add(tableId)}`,
       sortKey: (column) => columnKey(column.dataType, column.id),
     },
     request,
   );
-
-/** The cursor of the page after `rows` (read with limit + 1), null on the last page. */
-export function nextCursorOf(
-  rows: readonly ({ id: string } & Record<string, unknown>)[],
-  request: PageRequest,
-) {
-  const last = rows[request.limit - 1];
-  if (rows.length <= request.limit || !last) return null;
-  return cursorAfter(last, request);
-}
 
 /**
  * The most cell data one page carries: the bytes of its rows' cells (and sort values) as PostgreSQL
@@ -284,7 +60,25 @@ export interface PageMemory {
   acquire(bytes: number): Promise<Reservation>;
 }
 
-type PageRow = RowRecord & Record<string, unknown>;
+export interface RowPageRequest extends PageRequest {
+  /**
+   * SQL true while what the request was read against still holds (the table's columns as cached,
+   * queries/rows/table-columns.ts): the page's first statement reads no row when it is not.
+   */
+  guard?: (params: SqlParams) => string;
+}
+
+/** A row as a page's statement returns it: timestamps already in the API's form, sort values `s<i>`. */
+interface PageRow extends Record<string, unknown> {
+  id: string;
+  /** The cells' JSON text (null after the cut). */
+  cells: string | null;
+  cell_status: Record<string, CellStatus> | null;
+  created_at: string;
+  updated_at: string;
+  page_bytes: number;
+  page_in: boolean;
+}
 
 interface BoundedRead {
   rows: PageRow[];
@@ -301,53 +95,80 @@ interface BoundedRead {
 /**
  * One chunk of a page: the keyset statement (its `limit + 1` rows), then over those rows only each
  * row's size and the running total, which decide the rows sent: those within `maxBytes`, and the
- * first whatever its size when `firstAlways`. The rows after the cut are not sent, except the first
- * row's id when it is not (so that the answer says how many rows were read, and their bytes).
+ * first whatever its size when `firstAlways`. Of the rows after the cut only the first comes back,
+ * without its cells (it says that more rows follow, and its size how large rows are); no window
+ * over every row read is kept, and the rows come out in the order the window reads them.
  */
-function chunkQuery(tableId: string, request: PageRequest, maxBytes: number, firstAlways: boolean) {
+function chunkQuery(
+  tableId: string,
+  request: RowPageRequest,
+  maxBytes: number,
+  firstAlways: boolean,
+  guard?: RowPageRequest['guard'],
+) {
   const { text, values } = pageQuery(tableId, request);
-  const order = [...request.sort.map((k, i) => `k.s${i} ${k.desc ? 'DESC' : 'ASC'} NULLS LAST`), 'k.id'];
+  const params = new SqlParams();
+  params.values.push(...values);
+  const order = (alias: string) =>
+    [
+      ...request.sort.map((k, i) => `${alias}.s${i} ${k.desc ? 'DESC' : 'ASC'} NULLS LAST`),
+      `${alias}.id`,
+    ].join(', ');
   const size = [
-    'octet_length(k.cells::text)',
+    'octet_length(k.cells)',
     ...request.sort.map((_, i) => `coalesce(octet_length(k.s${i}::text), 0)`),
   ].join(' + ');
   const sent = (field: string) => `CASE WHEN p.page_in THEN p.${field} END AS ${field}`;
   const fields = [
-    ...ROW_FIELDS.split(',').map((f) => (f.trim() === 'cells' ? sent('cells') : `p.${f.trim()}`)),
+    'p.id',
+    sent('cells'),
+    sent('cell_status'),
+    `${isoTimestampSql('p.created_at')} AS created_at`,
+    `${isoTimestampSql('p.updated_at')} AS updated_at`,
     ...request.sort.map((_, i) => sent(`s${i}`)),
   ];
-  const budget = `$${values.length + 1}::bigint`;
-  const first = `$${values.length + 2}::boolean`;
+  const budget = params.add(maxBytes, 'bigint');
+  const first = params.add(firstAlways, 'boolean');
+  const guarded = guard ? `${guard(params)} AND ` : '';
   return {
-    text: `SELECT ${fields.join(', ')}, p.page_bytes, p.page_in, p.page_read, p.page_read_bytes FROM (
+    text: `SELECT ${fields.join(', ')}, p.page_bytes, p.page_in FROM (
         SELECT k.*, b.bytes AS page_bytes, row_number() OVER w AS page_n,
-          count(*) OVER () AS page_read, sum(b.bytes) OVER () AS page_read_bytes,
+          sum(b.bytes) OVER w - b.bytes AS page_before,
           (sum(b.bytes) OVER w <= ${budget} OR (row_number() OVER w = 1 AND ${first})) AS page_in
         FROM (${text}) k CROSS JOIN LATERAL (SELECT ${size} AS bytes) b
-        WINDOW w AS (ORDER BY ${order.join(', ')} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-      ) p WHERE p.page_in OR p.page_n = 1 ORDER BY p.page_n`,
-    values: [...values, maxBytes, firstAlways],
+        WINDOW w AS (ORDER BY ${order('k')} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+      ) p WHERE ${guarded}(p.page_in OR p.page_before <= ${budget} OR p.page_n <= 2)
+      ORDER BY ${order('p')}`,
+    values: params.values,
   };
 }
 
 async function readChunk(
   pool: Pool,
   tableId: string,
-  request: PageRequest,
+  request: RowPageRequest,
   maxBytes: number,
   firstAlways: boolean,
+  guard?: RowPageRequest['guard'],
 ): Promise<BoundedRead> {
-  const { text, values } = chunkQuery(tableId, request, Math.max(0, maxBytes), firstAlways);
-  const result = await pool.query<PageRow>(text, values);
-  const head = result.rows[0];
-  const read = head ? Number(head.page_read) : 0;
-  const rows = result.rows.filter((row) => row.page_in === true).slice(0, request.limit);
+  const { text, values } = chunkQuery(tableId, request, Math.max(0, maxBytes), firstAlways, guard);
+  const read = (await pool.query<PageRow>(text, values)).rows;
+  const rows: PageRow[] = [];
+  let bytes = 0;
+  let readBytes = 0;
+  for (const row of read) {
+    readBytes += row.page_bytes;
+    if (row.page_in && rows.length < request.limit) {
+      rows.push(row);
+      bytes += row.page_bytes;
+    }
+  }
   return {
     rows,
-    bytes: rows.reduce((sum, row) => sum + Number(row.page_bytes), 0),
-    more: read > rows.length,
-    cutByBytes: rows.length < Math.min(read, request.limit),
-    meanBytes: head ? Number(head.page_read_bytes) / read : undefined,
+    bytes,
+    more: read.length > rows.length,
+    cutByBytes: rows.length < Math.min(read.length, request.limit),
+    meanBytes: read.length > 0 ? readBytes / read.length : undefined,
   };
 }
 
@@ -355,15 +176,16 @@ async function readChunk(
  * A page of at most `request.limit` rows and `maxBytes` of cells, read in chunks: the first of
  * FIRST_CHUNK_ROWS rows (or as many as `meanBytes`, the size of rows read before, says will fit), the
  * next ones going on from the last row read, each as large as the rows so far say the bytes left
- * allow (at most twice the rows read so far, in case the rows grow).
+ * allow (at most twice the rows read so far, in case the rows grow). `guard` goes with the first only.
  */
 async function readBounded(
   pool: Pool,
   tableId: string,
-  request: PageRequest,
+  request: RowPageRequest,
   maxBytes: number,
   firstAlways: boolean,
   meanBytes?: number,
+  guard?: RowPageRequest['guard'],
 ): Promise<BoundedRead> {
   const rows: PageRow[] = [];
   let bytes = 0;
@@ -372,6 +194,7 @@ async function readBounded(
     mean === undefined || mean <= 0 ? cap : Math.min(cap, Math.ceil((maxBytes - bytes) / mean) + 1);
   let chunk = Math.max(1, fitting(Math.min(request.limit, FIRST_CHUNK_ROWS)));
   let cursor = request.cursor;
+  let firstGuard = guard;
   for (;;) {
     const read = await readChunk(
       pool,
@@ -379,7 +202,9 @@ async function readBounded(
       { ...request, cursor, limit: chunk },
       maxBytes - bytes,
       firstAlways && rows.length === 0,
+      firstGuard,
     );
+    firstGuard = undefined;
     rows.push(...read.rows);
     bytes += read.bytes;
     mean = read.meanBytes ?? mean;
@@ -393,35 +218,30 @@ async function readBounded(
   }
 }
 
-/** The cursor that goes on after `last`, a row read by the page's statement. */
-const cursorAfter = (last: { id: string } & Record<string, unknown>, request: PageRequest) =>
-  Buffer.from(
-    JSON.stringify({ s: sortText(request.sort), v: request.sort.map((_, i) => last[`s${i}`]), id: last.id }),
-  ).toString('base64url');
-
 /**
  * One page of a table's rows, with the cursor of the next one (null on the last page): at most
  * `limit` rows and at most `maxBytes` (PAGE_BYTES) of cells, the first row whatever its size. With
  * `memory`, the bytes read are held there until the caller releases them (when the answer has been
  * sent): first FIRST_READ_BYTES, and a whole page's share only for a page that needs more, read
- * again once it is held.
+ * again once it is held. With `request.guard`, a page whose first statement found it false is empty.
  */
 export async function readRowPage(
   pool: Pool,
   tableId: string,
   columns: readonly RowColumn[],
-  request: PageRequest,
+  request: RowPageRequest,
   memory?: PageMemory,
 ): Promise<RowPage> {
   const maxBytes = request.maxBytes ?? PAGE_BYTES;
+  const { guard } = request;
   let read: BoundedRead;
   if (!memory || maxBytes <= FIRST_READ_BYTES) {
     const held = await memory?.acquire(maxBytes);
-    read = await readBounded(pool, tableId, request, maxBytes, true);
+    read = await readBounded(pool, tableId, request, maxBytes, true, undefined, guard);
     held?.resize(read.bytes);
   } else {
     let held = await memory.acquire(FIRST_READ_BYTES);
-    read = await readBounded(pool, tableId, request, FIRST_READ_BYTES, false);
+    read = await readBounded(pool, tableId, request, FIRST_READ_BYTES, false, undefined, guard);
     if (read.cutByBytes) {
       // The small share and what it read are let go before waiting: waiters holding small shares
       // while they wait for large ones could hold every share between them.
@@ -435,5 +255,14 @@ export async function readRowPage(
   }
   const last = read.rows.at(-1);
   const nextCursor = read.more && last ? cursorAfter(last, request) : null;
-  return { data: read.rows.map((row) => rowView(columns, storedFromRow(row))), nextCursor };
+  const data = read.rows.map((row) =>
+    rowView(columns, {
+      id: row.id,
+      cells: row.cells === null ? {} : JSON.parse(row.cells),
+      statuses: row.cell_status ?? {},
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    }),
+  );
+  return { data, nextCursor };
 }
