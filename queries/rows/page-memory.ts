@@ -25,7 +25,8 @@ export const rowPagesMemory = new ByteBudget({
  * The share of `rowPagesMemory` one answer draws on, for its organization. What it takes is held
  * until the answer has been written out or its connection has closed, since the page lives in the
  * process until then; a wait ends early when the client goes away, or after PAGE_MEMORY_WAIT_MS as a
- * 503 `unavailable`.
+ * 503 `unavailable`. A share the budget grants at once (nobody waiting, and the bytes fit whatever
+ * this organization holds) is taken without a timer or an abort signal: the usual read costs a lookup.
  */
 export function pageMemoryFor(
   reply: FastifyReply,
@@ -33,33 +34,40 @@ export function pageMemoryFor(
   budget: ByteBudget = rowPagesMemory,
 ): PageMemory {
   const held: Reservation[] = [];
-  const closed = new AbortController();
+  /** What ends the waits under way when the connection closes. */
+  const waits = new Set<() => void>();
   let done = false;
   const releaseAll = () => {
     done = true;
-    closed.abort();
+    for (const giveUp of waits) giveUp();
+    waits.clear();
     for (const reservation of held.splice(0)) reservation.release();
   };
   if (reply.raw.closed || reply.raw.destroyed) releaseAll();
   else reply.raw.once('close', releaseAll);
+
+  const waitFor = async (bytes: number) => {
+    const giveUp = new AbortController();
+    const timer = setTimeout(() => giveUp.abort(), PAGE_MEMORY_WAIT_MS);
+    timer.unref();
+    const onClose = () => giveUp.abort();
+    waits.add(onClose);
+    try {
+      return await budget.acquire(organizationId, bytes, giveUp.signal);
+    } catch (error) {
+      if (!(error instanceof BudgetWaitAborted)) throw error;
+      throw busy();
+    } finally {
+      clearTimeout(timer);
+      waits.delete(onClose);
+    }
+  };
   return {
     async acquire(bytes) {
       if (done) throw busy();
-      const giveUp = new AbortController();
-      const timer = setTimeout(() => giveUp.abort(), PAGE_MEMORY_WAIT_MS);
-      timer.unref();
-      const onClose = () => giveUp.abort();
-      closed.signal.addEventListener('abort', onClose, { once: true });
-      let reservation: Reservation;
-      try {
-        reservation = await budget.acquire(organizationId, bytes, giveUp.signal);
-      } catch (error) {
-        if (!(error instanceof BudgetWaitAborted)) throw error;
-        throw busy();
-      } finally {
-        clearTimeout(timer);
-        closed.signal.removeEventListener('abort', onClose);
-      }
+      const reservation = grantedAtOnce(budget, bytes)
+        ? await budget.acquire(organizationId, bytes)
+        : await waitFor(bytes);
       // The client went away while this waited: nobody will read the page.
       if (done) {
         reservation.release();
@@ -69,6 +77,16 @@ export function pageMemoryFor(
       return reservation;
     },
   };
+}
+
+/**
+ * Whether `budget` grants `bytes` without a wait to any group: nobody waits, and they fit under the
+ * total and under a group's share even if every byte in use were that group's.
+ */
+function grantedAtOnce(budget: ByteBudget, bytes: number): boolean {
+  const { total, perGroup } = budget.options;
+  const want = Math.min(Math.max(0, Math.ceil(bytes)), perGroup, total);
+  return budget.queued === 0 && budget.inUse + want <= Math.min(total, perGroup);
 }
 
 const busy = () =>
