@@ -3,11 +3,17 @@ import { eligibility } from '../../queries/rows/eligibility.ts';
 import type { RunScope } from '../../queries/rows/run-scope.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
 import type { Column } from '../../src/domain/columns/fields.ts';
-import type { RunCreatedData, RunRowsLeftData } from '../../src/domain/runs/events.ts';
-import { eventIdOf } from '../../src/domain/runs/run-state.ts';
-import type { NewEvent } from '../../src/event-store/port.ts';
+import type { RunCreatedData } from '../../src/domain/runs/events.ts';
+import {
+  NO_LONGER_ELIGIBLE,
+  queuedEvent,
+  type RowStep,
+  RUN_STOPPED,
+  rowsLeftEvent,
+  skippedResult,
+} from '../../src/domain/runs/row-records.ts';
 import type { RunColumn } from './executor.ts';
-import { cellsLogged, queuedEvent, type RowStep, RUN_STOPPED, skippedResult } from './record.ts';
+import { cellsLogged } from './record.ts';
 import { type RowResult, tableColumns } from './row-call.ts';
 import type { RunLog } from './run-log.ts';
 import { RunLogWriter } from './run-log-writer.ts';
@@ -323,23 +329,6 @@ export class RunDriver {
     });
   }
 }
-
-/** Why funded rows of a selecting run were not run: they no longer qualified when it reached them. */
-const NO_LONGER_ELIGIBLE = {
-  code: 'no_longer_eligible',
-  message: 'the row changed or was deleted after the run started, and no longer qualified for it',
-};
-
-const rowsLeftEvent = (
-  runId: string,
-  count: number,
-  reason: { code: string; message: string },
-  at: string,
-): NewEvent => ({
-  id: eventIdOf('rows-left', runId),
-  type: 'RunRowsLeft',
-  data: { runId, count, reason, at } satisfies RunRowsLeftData,
-});
 
 /**
  * The statement of a selecting run's next step (after a row id, at most `limit` rows): the eligibility

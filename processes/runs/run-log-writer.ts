@@ -2,10 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { backoffMs } from '../../src/db/backoff.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
 import type { RunCreatedData } from '../../src/domain/runs/events.ts';
+import {
+  finishedCell,
+  finishedEvent,
+  startedEvent,
+  VALUE_NOT_RECORDED,
+} from '../../src/domain/runs/row-records.ts';
 import { runStream } from '../../src/domain/runs/run-state.ts';
 import { IdempotencyConflictError, InvalidEventError } from '../../src/event-store/errors.ts';
 import type { NewEvent, StreamAppend } from '../../src/event-store/port.ts';
-import { finishedCell, finishedEvent, type LoggedCell, startedEvent, VALUE_NOT_RECORDED } from './record.ts';
+import type { LoggedCell } from './record.ts';
 import type { RowResult } from './row-call.ts';
 import { dropResults } from './run-outbox.ts';
 import { runRetries } from './run-retries.ts';

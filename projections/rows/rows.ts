@@ -200,7 +200,7 @@ export const rowsProjection: Projection<
     // Rows of a table deleted by the end of the batch go with it: they are not written at all.
     const kept = events.filter((e) => !storage.deletedAtEnd(e.data.tableId));
     await storage.partitionsFor(kept.filter((e) => e.type === 'RowsInserted').map((e) => e.data.tableId));
-    const counts = await applyRowEvents(kept, ctx.tx, ctx.table(ROWS), storage.withRows());
+    const counts = await applyRowEvents(kept, ctx, ctx.table(ROWS), storage.withRows());
     await storage.save(counts);
   },
 };
@@ -355,22 +355,23 @@ type InsertEvent = RecordedOf<RowBatchEvent>;
  * this process again, and the server reads its own jsonb instead of parsing JSON text (measured: half
  * the server's CPU of the upsert by JSON). What a fold would write for them: each row as inserted,
  * revision 0, statuses stamped with the batch's time; a row that exists already (a batch applied
- * again) is left as it is, as the fold's version guard leaves it. Answers the ids of the events found
- * in the log's table (under EventStoreDB the table holds none, and the batch folds them in memory) and
- * how many rows each table gained.
+ * again) is left as it is, as the fold's version guard leaves it. The events are read through the
+ * store's port (`eventDataSql`: the PostgreSQL adapter's own SELECT), never from a table named here;
+ * a store whose events are elsewhere (EventStoreDB, memory) has none, and the batch folds them in
+ * memory. Answers the ids of the events found and how many rows each table gained.
  */
 async function insertFromLog(
-  tx: ApplyContext['tx'],
+  { tx, eventDataSql }: Pick<ApplyContext, 'tx' | 'eventDataSql'>,
   t: string,
   ids: readonly string[],
   counts: Map<string, number>,
 ): Promise<Set<string>> {
-  if (ids.length === 0) return new Set();
+  if (ids.length === 0 || !eventDataSql) return new Set();
   // `data || '{}'` detoasts the event once: each `->` on the stored value would decompress it again.
   const { rows } = await tx.query<{ id: string | null; table_id: string | null; n: string | null }>(
     `WITH ev AS MATERIALIZED (
        SELECT event_id::text AS id, d ->> 'tableId' AS table_id, d ->> 'at' AS at, d -> 'rows' AS rows
-       FROM (SELECT event_id, data || '{}' AS d FROM events WHERE event_id = ANY($1::uuid[])) AS e
+       FROM (SELECT event_id, data || '{}' AS d FROM (${eventDataSql('$1')}) AS events) AS e
      ), inserted AS (
        INSERT INTO ${t} (table_id, id, cells, cell_status, created_at, updated_at, revision)
        SELECT ev.table_id, r."rowId", r.cells,
@@ -417,13 +418,14 @@ function copiedInSql(events: readonly Event[]): string[] {
  */
 async function applyRowEvents(
   all: readonly Event[],
-  tx: ApplyContext['tx'],
+  ctx: Pick<ApplyContext, 'tx' | 'eventDataSql'>,
   t: string,
   tables: readonly string[],
 ): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   // The rows of the inserts copied in SQL are touched by no other event here: the rest folds apart.
-  const copied = await insertFromLog(tx, t, copiedInSql(all), counts);
+  const { tx } = ctx;
+  const copied = await insertFromLog(ctx, t, copiedInSql(all), counts);
   const events = copied.size === 0 ? all : all.filter((e) => !copied.has(e.id));
   const seen = new Set<string>();
   const toRead: string[] = [];

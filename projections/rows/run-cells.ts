@@ -4,7 +4,7 @@ import type { RunEvent } from '../../src/domain/runs/events.ts';
 import type { ApplyContext, RecordedOf } from '../../src/projection/types.ts';
 
 /**
- * The runs' events that set cell statuses (processes/runs/record.ts): the rows a run's reservation did
+ * The runs' events that set cell statuses (src/domain/runs/row-records.ts): the rows a run's reservation did
  * not cover `skipped` at its start, a step of its rows `queued` and the rows a process started at once
  * `running`, one event for many rows on the run's stream instead of one on each row's. They change no
  * cell value and no row version (the ETag is its stream's): the row's result stays its own stream's

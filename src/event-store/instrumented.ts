@@ -37,6 +37,10 @@ export class InstrumentedEventStore implements EventStore {
     }
   }
 
+  get eventDataSql(): EventStore['eventDataSql'] {
+    return this.inner.eventDataSql;
+  }
+
   get kind(): EventStore['kind'] {
     return this.inner.kind;
   }

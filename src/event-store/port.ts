@@ -117,6 +117,14 @@ export interface EventStore {
    * single appends for it (commands/runs/start-run.ts).
    */
   appendAtomically?(appends: readonly StreamAppend[]): Promise<AtomicAppendResult>;
+  /**
+   * Where the events are in the read models' own PostgreSQL (the PostgreSQL adapter): a SELECT of
+   * `(event_id uuid, data jsonb)` for the events whose ids are in the uuid[] parameter `ids` names, for
+   * a projection that copies event data into its tables within its own statement rather than through
+   * this process (the rows read model's insert batches). Absent where the events live elsewhere
+   * (EventStoreDB, memory): such a projection applies the events it was handed.
+   */
+  readonly eventDataSql?: (ids: string) => string;
   /** Oldest first by default. A stream that does not exist reads as empty. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**

@@ -66,6 +66,8 @@ export class PostgresEventStore implements EventStore {
   readonly kind = 'postgres';
   private readonly tail: LiveTail;
   private readonly appended = new AppendedData();
+  readonly eventDataSql = (ids: string) =>
+    `SELECT event_id, data FROM events WHERE event_id = ANY(${ids}::uuid[])`;
 
   constructor(
     private readonly pool: pg.Pool,

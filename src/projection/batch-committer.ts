@@ -2,7 +2,7 @@ import { BehaviorSubject, type Observable } from 'rxjs';
 import type { Pool, PoolClient } from '../db/pool.ts';
 import { inTransaction } from '../db/pool.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
-import type { Position, RecordedEvent } from '../event-store/port.ts';
+import type { EventStore, Position, RecordedEvent } from '../event-store/port.ts';
 import { comparePositions, START } from '../event-store/port.ts';
 import { applyContext } from './apply-context.ts';
 import { type CheckpointRow, type CheckpointTableRow, checkpoints } from './checkpoints.ts';
@@ -32,6 +32,8 @@ export interface CommitterHooks {
   committed?: (applied: number) => void;
   /** The clock of the idle window (milliseconds, as Date.now). */
   now?: () => number;
+  /** The store the events come from: where they are in SQL, if they are (ApplyContext.eventDataSql). */
+  source?: Pick<EventStore, 'eventDataSql'>;
 }
 
 /**
@@ -129,7 +131,8 @@ export class BatchCommitter {
     }
     await this.inBatch(
       async (tx) => {
-        if (handled.length > 0) await this.projection.apply(handled, applyContext(tx));
+        if (handled.length > 0)
+          await this.projection.apply(handled, applyContext(tx, undefined, this.hooks.source));
       },
       checkpoints.advanceSql(this.projection.name, last, handled.length),
     );

@@ -122,8 +122,8 @@ export class RebuildWorker {
     const split = events.findIndex((e) => comparePositions(e.position, live) > 0);
     const reacted = split === -1 ? events : events.slice(0, split);
     const fresh = split === -1 ? [] : events.slice(split);
-    if (reacted.length > 0) await this.projection.apply(reacted, replayContext(tx, this.table));
-    if (fresh.length > 0) await this.projection.apply(fresh, applyContext(tx, this.table));
+    if (reacted.length > 0) await this.projection.apply(reacted, replayContext(tx, this.table, this.store));
+    if (fresh.length > 0) await this.projection.apply(fresh, applyContext(tx, this.table, this.store));
   }
 
   private async fail(event: RecordedEvent, error: unknown): Promise<RebuildFailedError> {

@@ -67,6 +67,7 @@ export class ProjectionRunner {
       },
       onError: (error, context) => this.options.onError?.(error, context),
       committed: (applied) => this.options.onCommitted?.(projection.name, applied),
+      source: store,
     });
   }
 

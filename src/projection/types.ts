@@ -15,6 +15,8 @@ export interface ApplyContext {
    * their items may be swept by then, and enqueued again they would be worked again (a webhook sent twice).
    */
   enqueue: (items: readonly WorkItemInput[]) => Promise<unknown>;
+  /** The store's SQL of event data by id, where its events are in this database (EventStore.eventDataSql). */
+  eventDataSql?: (ids: string) => string;
 }
 
 /** A feature's event union as the log hands it over: each type with its own data. */

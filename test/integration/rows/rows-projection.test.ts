@@ -22,6 +22,7 @@ const test = suite<{ db: TestDatabase; store: PostgresEventStore }>('rows read m
 test.before.each(async (ctx) => {
   ctx.db = await freshDatabase();
   ctx.store = new PostgresEventStore(ctx.db.pool, testRegistry);
+  source = ctx.store;
   for (const name of ['rows_sql', 'rows_memory']) tables.set(name, await rowsTables(ctx.db.pool, name));
 });
 test.after.each(async (ctx) => {
@@ -56,11 +57,17 @@ async function logged(store: PostgresEventStore, events: { type: string; data: o
 const unlogged = (events: readonly Event[]): Event[] =>
   events.map((e) => ({ ...e, id: randomUUID() }) as RecordedEvent as Event);
 
+/** The test's store: the events' SQL source of `rows_sql` (rows_memory's batches have none). */
+let source: PostgresEventStore | undefined;
+
 async function apply(db: TestDatabase, table: string, events: readonly Event[]) {
   const tx = await db.pool.connect();
   try {
     await tx.query('BEGIN');
-    await rowsProjection.apply(events, applyContext(tx, tables.get(table)));
+    await rowsProjection.apply(
+      events,
+      applyContext(tx, tables.get(table), table === 'rows_sql' ? source : undefined),
+    );
     await tx.query('COMMIT');
   } finally {
     tx.release();

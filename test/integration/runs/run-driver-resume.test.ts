@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
-import { finishedCell, finishedEvent } from '../../../processes/runs/record.ts';
 import type { RowResult } from '../../../processes/runs/row-call.ts';
 import { rowStream } from '../../../src/domain/rows/row-state.ts';
+import { finishedCell, finishedEvent } from '../../../src/domain/runs/row-records.ts';
 import { runStream } from '../../../src/domain/runs/run-state.ts';
 import type { EventStore } from '../../../src/event-store/port.ts';
 import { bearer, call } from '../../support/accounts.ts';
