@@ -52,14 +52,6 @@ export const storedFromRow = (row: RowRecord): StoredRow => ({
   updatedAt: row.updated_at.toISOString(),
 });
 
-/**
- * A timestamp of the read model as the API writes it (`Date#toISOString`'s form: UTC, milliseconds),
- * formatted by PostgreSQL, so that a page of rows parses and formats no dates in the process. The
- * stored times are whole milliseconds (they come from events' ISO times).
- */
-export const isoTimestampSql = (column: string) =>
-  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-
 /** A row as the batch's fold holds it. */
 interface Folded {
   table_id: string;

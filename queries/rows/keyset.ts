@@ -160,6 +160,7 @@ function partsAfterCursor(
   exprs: readonly string[],
   cursor: Cursor,
   params: SqlParams,
+  indexedKeys: boolean,
 ): string[] {
   const [first, ...rest] = sort;
   const firstExpr = exprs[0]!;
@@ -167,6 +168,11 @@ function partsAfterCursor(
   if (!first) return [afterCursor(sort, exprs, cursor, params)];
   if (cursor.v[0] === null) return [`${firstExpr} IS NULL AND ${restAfter()}`];
   const v = cursorParam(first, cursor.v[0], params);
+  // One ascending key over an index of (key, id): the rows past the cursor's are one range of it, a
+  // row comparison (NULL keys are not in it: they come after, as their own part).
+  if (indexedKeys && rest.length === 0 && !first.desc) {
+    return [`(${firstExpr}, r.id) > (${v}, ${params.add(cursor.id)})`, `${firstExpr} IS NULL`];
+  }
   return [
     `${firstExpr} = ${v} AND ${restAfter()}`,
     `${firstExpr} ${first.desc ? '<' : '>'} ${v}`,
@@ -203,6 +209,8 @@ export interface PageSource {
   scope: (params: SqlParams) => string;
   /** What a column sorts by over `r` (the source's indexed keys); sortExpression when not given. */
   sortKey?: (column: RowColumn, params: SqlParams) => string;
+  /** Every key `sortKey` gives has an index on (key ASC NULLS LAST, id) (and DESC), as rows' do. */
+  indexedKeys?: boolean;
 }
 
 /**
@@ -221,6 +229,7 @@ export function keysetQuery(source: PageSource, request: PageRequest): { text: s
         exprs,
         decodeCursor(request.cursor, request.sort, request.cursorPath),
         params,
+        source.indexedKeys === true,
       )
     : ['TRUE'];
   const direction = (k: SortKey) => (k.desc ? 'DESC' : 'ASC');

@@ -1,5 +1,6 @@
 import * as assert from 'uvu/assert';
 import { service } from '../../../app/modules.ts';
+import { isoTime } from '../../../queries/rows/row-page.ts';
 import { TableColumnsCache } from '../../../queries/rows/table-columns.ts';
 import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
 import { bearer, call, type Target } from '../../support/accounts.ts';
@@ -116,6 +117,24 @@ test('a page shows a row as GET .../rows/{id} does (times formatted by PostgreSQ
     assert.equal(row, one.body);
     assert.match(row.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   }
+});
+
+test("PostgreSQL's UTC text of a time, made ISO by isoTime, is Date#toISOString's", async ({ t }) => {
+  const times = [
+    '2024-03-01T08:00:00.000Z',
+    '2024-03-01T08:00:00.100Z',
+    '2024-03-01T08:00:00.120Z',
+    '1999-12-31T23:59:59.999Z',
+    '0999-01-02T03:04:05.006Z',
+  ];
+  const { rows } = await t.deps.pool.query<{ utc: string }>(
+    `SELECT (x AT TIME ZONE 'UTC')::text AS utc FROM unnest($1::timestamptz[]) AS x`,
+    [times],
+  );
+  assert.equal(
+    rows.map((r) => isoTime(r.utc)),
+    times,
+  );
 });
 
 test('the cache is bounded: the table read least recently goes first', async ({ t, key }) => {
