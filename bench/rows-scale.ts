@@ -63,6 +63,9 @@ const LIMITS = [
   '(sync_to_table, each row a row written into another table).',
 ].join(' ');
 
+/** The floor's row: not a page, and no target; what every figure above it pays at least. */
+const FLOOR = 'floor: GET /api/tables/{id} (limit: a bare SELECT 1)';
+
 /** About how many rows the range filters match, at every size. */
 const RANGE_ROWS = 200;
 const EPOCH = Date.UTC(2015, 0, 1);
@@ -163,6 +166,8 @@ interface Measure {
 interface SizeResult {
   size: number;
   measures: Measure[];
+  /** The API's floor: a request that reads one row, beside a bare route's SELECT 1 (not a target). */
+  floor: Measure;
   importApi: number;
   importPlain: number;
   estimate: Measure;
@@ -244,9 +249,10 @@ try {
       rowsSoFar = size;
       await pool.query('ANALYZE');
       const measures = await pages(size);
+      const floor = await floorOf();
       const estimate = await estimateOf();
       const run = settings.run ? await runStart(size) : undefined;
-      results.push({ size, measures, importApi: api, importPlain: plain, estimate, run });
+      results.push({ size, measures, floor, importApi: api, importPlain: plain, estimate, run });
       log(report(results).text);
     }
     const { text, markdown } = report(results);
@@ -404,6 +410,23 @@ try {
       return measures;
     }
 
+    /**
+     * What any request of the API costs beside a bare route: GET /api/tables/{id} (the key check, the
+     * access hook, HTTP, one row read by its key) against the bare route's SELECT 1.
+     */
+    async function floorOf(): Promise<Measure> {
+      return {
+        name: FLOOR,
+        api: await timed(async () => {
+          const res = await call(url, 'GET', `/api/tables/${tableId}`, { headers });
+          if (res.status !== 200) throw new Error(`GET the table answered ${res.status}`);
+        }),
+        limit: await timed(async () => {
+          await call(bareUrl, 'POST', '/one');
+        }),
+      };
+    }
+
     async function estimateOf(): Promise<Measure> {
       const path = `/api/tables/${tableId}/columns/${made.summary.id}/estimate`;
       const ours = await call(url, 'POST', path, { headers, body: { scope: 'all' } });
@@ -539,6 +562,7 @@ async function serveBare(bare: FastifyInstance, pool: Pool): Promise<string> {
       )
     ).rows[0].n,
   }));
+  bare.post('/one', async () => (await pool.query('SELECT 1 AS one')).rows[0]);
   bare.post('/ids', async () => ({
     n: (await pool.query('SELECT id FROM plain_rows ORDER BY id')).rows.length,
   }));
@@ -557,6 +581,7 @@ function report(results: readonly SizeResult[]): { text: string; markdown: strin
   ];
   const rows = [
     ...names.map((name, i) => [name, ...results.map((r) => cell(r.measures[i]!))]),
+    [FLOOR, ...results.map((r) => cell(r.floor))],
     ['estimate, 3-rule condition (count)', ...results.map((r) => cell(r.estimate))],
     [
       'import, rows/s: API (plain INSERTs, same indexes)',
