@@ -2,7 +2,7 @@ import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 import { CLAIMED_PER_SUBSCRIPTION } from '../../src/domain/webhooks/messages.ts';
 import { uuidOf } from '../../src/domain/webhooks/signing.ts';
 import { attemptLogStream } from '../../src/domain/webhooks/subscription-state.ts';
-import type { EventStore, StreamAppendOutcome } from '../../src/event-store/port.ts';
+import type { EventStore, Position, StreamAppendOutcome } from '../../src/event-store/port.ts';
 import { groupBy } from '../../src/group-by.ts';
 import { GroupCommit } from '../../src/group-commit.ts';
 
@@ -47,7 +47,7 @@ export const HOLD_MS = 50;
 
 interface Held {
   attempt: AttemptRecord;
-  resolve: () => void;
+  resolve: (position: Position) => void;
   reject: (error: unknown) => void;
 }
 
@@ -91,12 +91,12 @@ export class AttemptLog {
     this.of(subscriptionId).coming++;
   }
 
-  /** Resolves once the attempt is in the log (rejects when its append failed). */
-  record(attempt: AttemptRecord): Promise<void> {
+  /** Resolves with its append's position once the attempt is in the log (rejects when its append failed). */
+  record(attempt: AttemptRecord): Promise<Position> {
     const id = attempt.record.subscriptionId;
     const sub = this.of(id);
     sub.coming = Math.max(0, sub.coming - 1);
-    const recorded = new Promise<void>((resolve, reject) => sub.held.push({ attempt, resolve, reject }));
+    const recorded = new Promise<Position>((resolve, reject) => sub.held.push({ attempt, resolve, reject }));
     // A failure goes at once, with what is held: the disable rules read the health it feeds.
     const now = sub.coming === 0 || sub.held.length >= HOLD_UP_TO || attempt.record.outcome !== 'succeeded';
     if (now) this.release(id, sub);
@@ -138,7 +138,7 @@ export class AttemptLog {
       (outcomes) => {
         for (const [i, h] of held.entries()) {
           const outcome = outcomes[i]!;
-          if (outcome.ok) h.resolve();
+          if (outcome.ok) h.resolve(outcome.result.position);
           else h.reject(outcome.error);
         }
       },

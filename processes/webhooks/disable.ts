@@ -1,9 +1,10 @@
-import { HEALTH } from '../../projections/webhooks/deliveries.ts';
+import { deliveriesProjection, HEALTH } from '../../projections/webhooks/deliveries.ts';
 import { handleCommand } from '../../src/command.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
 import type { WebhookAttempted } from '../../src/domain/webhooks/events.ts';
 import { DELIVERY_KIND } from '../../src/domain/webhooks/messages.ts';
 import { statusOf, subscriptionStream } from '../../src/domain/webhooks/subscription-state.ts';
+import type { Position } from '../../src/event-store/port.ts';
 import { dueNow } from '../../src/work/groups.ts';
 import { forgetSubscription } from './subscription-cache.ts';
 
@@ -30,18 +31,28 @@ export const disableSubscription = subscriptionStream.decider((command: { reason
     : [],
 );
 
+/** The longest a failed message waits for the health read model to count it (then the count may lag). */
+export const HEALTH_WAIT_MS = 10_000;
+
 /**
- * The disable rules, after a failed attempt: 410 Gone at once; failing for 5 days; 20 messages in a
- * row that spent the schedule. The counts come from the health read model, which may lag the attempts
- * of the last moments by a batch: a rule may then hold one message later than exactly.
+ * The disable rules, after an attempt that did not succeed (recorded at `position`): 410 Gone at once;
+ * failing for 5 days; 20 messages in a row that spent the schedule. The counts come from the health read
+ * model. After a failed message it is read once it has applied that message's append: read at once, it
+ * could miss the failures recorded in the last moments (several messages fail at once, each recorded
+ * while the projection was behind the others), and the twentieth failure then read 19 or less: the rule
+ * held at a later failure, or never when none came (found under load by webhooks-disable-history).
+ * Waiting holds the worker's slot, not a send slot; a projection stopped or far behind is waited for
+ * HEALTH_WAIT_MS at most, and then the count is what it shows, plus this message.
  */
 export async function disableReason(
   deps: ServiceDeps,
   record: WebhookAttempted,
   gone: boolean,
+  position: Position,
 ): Promise<string | undefined> {
   if (gone) return 'The receiver answered 410 Gone.';
   if (record.outcome === 'succeeded' || record.test) return undefined;
+  const counted = record.outcome === 'failed' && (await healthCounts(deps, position));
   const { rows } = await deps.pool.query<{ consecutive_failures: number; failing_since: Date | null }>(
     `SELECT consecutive_failures, failing_since FROM ${HEALTH} WHERE subscription_id = $1`,
     [record.subscriptionId],
@@ -49,11 +60,22 @@ export async function disableReason(
   const health = rows[0];
   const since = health?.failing_since?.getTime() ?? Date.parse(record.at);
   if (deps.clock().getTime() - since >= FAILING_FOR_MS) return 'Every attempt failed for 5 days.';
-  const inARow = (health?.consecutive_failures ?? 0) + (record.outcome === 'failed' ? 1 : 0);
+  const inARow = (health?.consecutive_failures ?? 0) + (record.outcome === 'failed' && !counted ? 1 : 0);
   if (inARow >= FAILED_MESSAGES_IN_A_ROW) {
     return `${FAILED_MESSAGES_IN_A_ROW} messages in a row failed after every retry.`;
   }
   return undefined;
+}
+
+/** Whether the health read model has applied the append at `position` (false after HEALTH_WAIT_MS). */
+async function healthCounts(deps: ServiceDeps, position: Position): Promise<boolean> {
+  try {
+    await deps.projections.waitFor(position, [deliveriesProjection], HEALTH_WAIT_MS);
+    return true;
+  } catch (err) {
+    deps.logger.warn({ err }, 'the webhook health read model is behind: the disable rules read it as it is');
+    return false;
+  }
 }
 
 /**

@@ -9,6 +9,7 @@ import {
 } from '../../src/domain/webhooks/messages.ts';
 import { uuidOf } from '../../src/domain/webhooks/signing.ts';
 import { statusOf } from '../../src/domain/webhooks/subscription-state.ts';
+import type { Position } from '../../src/event-store/port.ts';
 import { settleAndClaimSticky } from '../../src/work/batch.ts';
 import type { WorkItem } from '../../src/work/queue.ts';
 import type { Outcome, WorkerSpec } from '../../src/work/worker.ts';
@@ -78,7 +79,7 @@ async function attemptAndRecord(
   item: WorkItem,
   message: DeliveryPayload,
   signal: AbortSignal,
-  recordAttempt: (record: WebhookAttempted) => Promise<void>,
+  recordAttempt: (record: WebhookAttempted) => Promise<Position>,
 ): Promise<Outcome> {
   // The slot is held for the POST alone: recording and settling overlap the next messages' POSTs. The
   // subscription is read in it, so that a pause stops every message not yet being sent.
@@ -108,12 +109,12 @@ async function attemptAndRecord(
     return { status: 'dead', error: record.response };
   }
   const { record, gone } = sent;
-  await recordAttempt(record);
+  const position = await recordAttempt(record);
   // Off the delivery's path: a failed prune is tried again an hour later.
   pruneHistoryNowAndThen(deps).catch((err) =>
     deps.logger.warn({ err }, 'pruning the webhook history failed'),
   );
-  const reason = await disableReason(deps, record, gone);
+  const reason = await disableReason(deps, record, gone, position);
   if (reason) await disable(deps, sub.organizationId, sub.id, reason);
   if (record.outcome === 'succeeded') return { status: 'done' };
   const error = record.statusCode === null ? record.response : `HTTP ${record.statusCode}`;
