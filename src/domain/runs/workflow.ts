@@ -39,7 +39,7 @@ export interface StartRunCommand {
   trigger: RunTrigger;
   rows: StartRows;
   /** Which rows, as the estimate's body has it: kept by a run that selects its rows as it goes. */
-  scope: unknown;
+  scope: NonNullable<RunCreatedData['selection']>['scope'];
   creditsPerRow: number;
   concurrency: number;
 }
@@ -95,7 +95,7 @@ export function decideStart(command: StartRunCommand, state: StartState, now: Da
     reserved: amount,
     concurrency: command.concurrency,
     at: now.toISOString(),
-  } as RunCreatedData;
+  };
   const created: Identified<RunEvent>[] = [
     { id: eventIdOf('created', runId), type: 'RunCreated', data: run },
   ];

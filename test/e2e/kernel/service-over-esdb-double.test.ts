@@ -11,6 +11,7 @@ import { type BootstrappedAccount, bearer, bootstrapAccount, call } from '../../
 import { runAdmin } from '../../support/cli.ts';
 import { sampleArticles } from '../../support/content-samples.ts';
 import { type EsdbDouble, startEsdbDouble } from '../../support/esdb-double/index.ts';
+import { eventually } from '../../support/eventually.ts';
 import { type FakeContentApi, startFakeContentApi } from '../../support/fake-content-api.ts';
 import { freshDatabase, type TestDatabase } from '../../support/postgres.ts';
 import { insertRows } from '../../support/rows.ts';
@@ -122,9 +123,13 @@ test('a column run starts in steps (no multi-stream append): claim, reservation,
   assert.is(started.status, 202, JSON.stringify(started.body) + logs(ctx));
   const runId = started.body.id as string;
   await runEnded(ctx.service.url, key, runId);
-  const ofRun = oursIn(ctx.esdb.log.all).filter((e) =>
-    ['ColumnRunClaimed', 'CreditsReserved', 'RunCreated', 'ColumnRunReleased'].includes(e.type),
-  );
+  // The column is released after the run's end is recorded (the end's last step).
+  const ofRun = await eventually('the column released', () => {
+    const found = oursIn(ctx.esdb.log.all).filter((e) =>
+      ['ColumnRunClaimed', 'CreditsReserved', 'RunCreated', 'ColumnRunReleased'].includes(e.type),
+    );
+    return found.some((e) => e.type === 'ColumnRunReleased') ? found : undefined;
+  });
   assert.equal(
     ofRun.map((e) => e.type),
     ['ColumnRunClaimed', 'CreditsReserved', 'RunCreated', 'ColumnRunReleased'],
