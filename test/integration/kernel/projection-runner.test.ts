@@ -1,3 +1,4 @@
+import { tap } from 'rxjs';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { comparePositions } from '../../../src/event-store/port.ts';
@@ -95,19 +96,31 @@ test('live: an idle runner takes what arrives at once; what comes during a batch
       await counter.apply(events, ctx);
     },
   };
-  const runner = new ProjectionRunner(gated, store, db.pool);
+  // The events the live tail has handed the runner: the thirty must all be in its hands before the
+  // batch under way ends (the tail reads on its own schedule, which a loaded machine stretches).
+  let delivered = 0;
+  const counted = new Proxy(store, {
+    get: (target, key) =>
+      key === 'subscribeAll'
+        ? (from: Parameters<typeof store.subscribeAll>[0]) =>
+            target.subscribeAll(from).pipe(tap(() => delivered++))
+        : ((v) => (typeof v === 'function' ? v.bind(target) : v))(Reflect.get(target, key)),
+  });
+  const runner = new ProjectionRunner(gated, counted, db.pool);
   await runner.start();
   try {
     await eventually('the runner to follow live', () => runner.currentState === 'running');
+    const before = delivered;
     gate = new Promise((resolve) => {
       open = resolve;
     });
     const bump = (i: number) => store.append('counter-gated', [testEvent(i, Number.MAX_SAFE_INTEGER)]);
     await bump(0);
     await eventually('the first batch to be under way', () => batches.length === 1);
-    // Thirty appends, one by one, while that batch is held open (its transaction keeps them from the
-    // tail until it commits): they make one batch after it, not thirty.
+    // Thirty appends, one by one, while that batch is held open: the tail hands them over as they come,
+    // and they wait for the batch under way, to make one batch after it, not thirty.
     for (let i = 1; i <= 30; i++) await bump(i);
+    await eventually('the thirty handed to the runner', () => delivered - before >= 31);
     open();
     await runner.waitFor(await store.head(), 10_000);
     // And one more once the runner is idle again: it must not sit in a queue nobody drains.
