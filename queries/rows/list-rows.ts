@@ -57,7 +57,8 @@ export const RowPageSchema = z.object({
  * The table's columns come from the service's cache when it has them, checked by the page's own
  * statement (no round trip of their own): a page that comes back empty, or a request refused, against
  * cached columns is read again against the columns read then, unless those are the same. So a column
- * created, renamed or deleted is seen by the next request, in this process or any other.
+ * created, moved or deleted (or the table deleted) is seen by the next request, in this process or
+ * any other.
  */
 export async function readTablePage(
   deps: Pick<ServiceDeps, 'pool' | 'parts'>,
