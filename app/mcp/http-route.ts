@@ -27,8 +27,11 @@ import { type Catalog, catalogOf, type OpenApiDocument } from './tools.ts';
  *
  * Each request gets a server of its own for its key (app/mcp/server.ts) over a stateless SDK
  * transport, and the session is checked here, against `mcp_sessions` (app/mcp/sessions.ts): so any
- * process serves any session. A tool call is fastify's inject of the route it names, with the
- * caller's key and address: the HTTP API's validation, scopes, isolation, idempotency and problems.
+ * process serves any session. The one exception is the commonest message, a plain tools/call
+ * (plainToolCall): answered here through the same tool function as the server's, since building a
+ * server and a transport for it took about as much CPU as the route's own request. A tool call is
+ * fastify's inject of the route it names, with the caller's key and address: the HTTP API's
+ * validation, scopes, isolation, idempotency and problems.
  * What the transport refuses is answered as the API answers refusals, a problem (docs/errors.md).
  */
 
