@@ -92,7 +92,7 @@ test('a wake-up that comes while a read is under way is not lost: the followers 
     tail.appended(); // committed after that read began
     open();
     gate = undefined;
-    await eventually('both followers to see the event', () => seen.every((g) => g.length === 1), 5_000);
+    await eventually('both followers to see the event', () => seen.every((g) => g.length === 1));
     assert.equal(seen, [[1], [1]]);
   } finally {
     for (const s of subscriptions) s.unsubscribe();

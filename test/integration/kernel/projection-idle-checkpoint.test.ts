@@ -49,7 +49,7 @@ test('stopping stores the position reached, so a restart does not read those eve
   const runner = new ProjectionRunner(counterProjection('idle'), store, db.pool, { standbyRetryMs: 50 });
   await runner.start();
   const { position } = await store.append('noise', [{ type: IGNORED, data: { note: 'n' } }]);
-  await runner.waitFor(position, 5000);
+  await runner.waitFor(position, 30_000);
   await runner.stop();
   const row = await checkpoints.get(db.pool, 'idle');
   assert.ok(row && comparePositions(row.position, position) === 0, 'checkpoint stored at stop');

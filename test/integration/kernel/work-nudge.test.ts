@@ -101,7 +101,7 @@ test("a commit's nudge of named kinds wakes those of them just enqueued, not the
 
 /**
  * A worker whose poll is ten minutes away, over one item that asks to be retried `afterMs` later by
- * `clock` (`onRetry` runs as it does), worked until `done` says so of the attempts seen (or 5 s pass).
+ * `clock` (`onRetry` runs as it does), worked until `done` says so of the attempts seen (or 30 s pass: only a hang takes that long).
  */
 async function retrying(
   db: TestDatabase,
@@ -127,7 +127,7 @@ async function retrying(
   await enqueue(db.pool, [{ id: 'r1', kind: 'retry-soon', organizationId: 'org-1', payload: {} }]);
   workers.start(specs);
   try {
-    await eventually('done', () => done(attempts), 5_000).catch(() => {});
+    await eventually('done', () => done(attempts), 30_000).catch(() => {});
     return attempts;
   } finally {
     await workers.stop();
