@@ -24,6 +24,15 @@ test('a watchRun in progress answers with the run as it is when the service shut
     });
     assert.is(started.status, 202);
     await eventually('the row is in flight', async () => target.inFlight() === 1 || undefined, 30_000);
+    // The run shows `running` once its row's start is in the log and the runs read model (the driver
+    // writes what it started every 100 ms or so): before that a watch answers the run `queued`.
+    await eventually(
+      'the run to show running',
+      async () =>
+        (await call(t.url, 'GET', `/api/runs/${started.body.id}`, { headers: bearer(apiKey) })).body
+          .status === 'running' || undefined,
+      30_000,
+    );
     const [streamed, plain] = [await connectHttp(t.url, apiKey), await connectHttp(t.url, apiKey)];
     // Both watches are in the server's hands before it closes (a fixed 500 ms sleep let a loaded
     // machine close before the calls arrived): the server has both POSTs, the streamed one reported.
