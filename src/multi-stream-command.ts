@@ -50,7 +50,12 @@ export async function decideAcrossStreams<
   const { store, loads, metadata } = command;
   const retries = command.maxRetries ?? 20;
   let position: Position | undefined;
+  // Without atomic appends each pass lands one part, so a decision takes a pass a part at most.
+  let passes = 0;
   for (let conflicts = 0; ; ) {
+    if (++passes > loads.length + retries + 1) {
+      throw new Error(`a decision across ${loads.length} streams made no progress in ${passes - 1} passes`);
+    }
     const loaded = (await loadStates(store, loads)) as readonly LoadedState<unknown>[];
     const { parts, result } = command.decide(loaded.map((l) => l.state) as StatesOf<L>);
     const appends = parts.flatMap((events, i): StreamAppend[] =>
@@ -71,9 +76,16 @@ export async function decideAcrossStreams<
         return { result, position: (await store.appendAtomically(appends)).position };
       }
       const first = writes[0]!;
-      ({ position } = await store.append(first.stream, first.events, {
+      const appended = await store.append(first.stream, first.events, {
         expectedRevision: first.expectedRevision,
-      }));
+      });
+      // Answered as a repeat of an earlier append (ids written before): the next decision would be the
+      // same one, for ever.
+      const before = first.expectedRevision === 'no_stream' ? -1n : (first.expectedRevision as bigint);
+      if (appended.nextExpectedRevision <= before) {
+        throw new Error(`a decision's events for ${first.stream} were appended before: it would never end`);
+      }
+      position = appended.position;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError) || conflicts >= retries) throw error;
       await conflictBackoff(conflicts++);

@@ -4,18 +4,14 @@ import { runsProjection } from '../../projections/runs/runs.ts';
 import { eligibility } from '../../queries/rows/eligibility.ts';
 import type { RunScope } from '../../queries/rows/run-scope.ts';
 import { readableColumns } from '../../queries/rows/table-columns.ts';
+import { releaseRunColumn } from '../../services/runs/claims.ts';
 import type { Principal } from '../../src/auth/scopes.ts';
 import { loadState } from '../../src/command.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
 import type { RunCreatedData, RunTrigger } from '../../src/domain/runs/events.ts';
 import { columnRunStream, runStream } from '../../src/domain/runs/run-state.ts';
-import {
-  decideStart,
-  releaseEvent,
-  type StartRows,
-  type StartRunCommand,
-} from '../../src/domain/runs/workflow.ts';
+import { decideStart, type StartRows, type StartRunCommand } from '../../src/domain/runs/workflow.ts';
 import { columnNotFound } from '../../src/domain/tables/access.ts';
 import { tableStream } from '../../src/domain/tables/table-state.ts';
 import { AppError } from '../../src/errors.ts';
@@ -102,8 +98,9 @@ export async function startRun(
       decide: ([claimState, organization, table, run]) => {
         const decision = decideStart(command, { claim: claimState, organization, table, run }, now);
         return {
-          // The organization's stream is a condition only when a reservation is made; the table's
-          // always: a column deleted after it was read makes the start decide again, and refuse.
+          // The organization's stream is written when a reservation is made, and else neither written
+          // nor held; the table's is held at its revision (a condition): a column deleted after it was
+          // read makes the start decide again, and refuse.
           parts: [
             decision.claim,
             decision.reservation.length > 0 ? decision.reservation : undefined,
@@ -119,27 +116,28 @@ export async function startRun(
     // Its rows are driven off the request (the run reactor, then processes/runs/run-driver.ts).
     return { run: result, position };
   } catch (error) {
-    await releaseIfClaimed(deps, claim, tableId, columnId, runId);
+    await releaseIfClaimed(deps, { organizationId, tableId, columnId, runId });
     throw error;
   }
 }
 
 /**
  * A start refused (or failed) after its claim landed (a store without atomic appends takes the claim
- * first): the column given back, so that it can run again.
+ * first) and before it reserved: the column given back, so that it can run again. Once its reservation
+ * has landed, the claim is left to go stale: the next start or delete of the column then refunds the
+ * reservation and releases the claim (activeRunOf), as for a start that died there.
  */
 async function releaseIfClaimed(
   deps: ServiceDeps,
-  claim: string,
-  tableId: string,
-  columnId: string,
-  runId: string,
+  claim: { organizationId: string; tableId: string; columnId: string; runId: string },
 ): Promise<void> {
   if (deps.store.appendAtomically) return;
-  const { state } = await loadState(deps.store, claim, columnRunStream);
-  const { state: run } = await loadState(deps.store, runStream.name(runId), runStream);
-  if (state.activeRunId === runId && !run.created)
-    await deps.store.append(claim, [releaseEvent(tableId, columnId, runId)]);
+  const { organizationId, ...release } = claim;
+  const organization = organizationStream.name(organizationId);
+  const { state } = await loadState(deps.store, organization, organizationStream);
+  if (state.reservations.has(claim.runId)) return;
+  const { state: run } = await loadState(deps.store, runStream.name(claim.runId), runStream);
+  if (!run.created) await releaseRunColumn(deps, release);
 }
 
 /**

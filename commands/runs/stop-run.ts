@@ -1,10 +1,11 @@
 import { flagStop } from '../../processes/runs/run-outbox.ts';
-import { CREDIT_LEDGER } from '../../projections/accounts/credit-ledger.ts';
-import { settleCredits } from '../../services/accounts/credits.ts';
+import { releaseRunColumn } from '../../services/runs/claims.ts';
 import { loadState } from '../../src/command.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
-import { columnRunStream, runStream } from '../../src/domain/runs/run-state.ts';
-import { decideStop, releaseEvent } from '../../src/domain/runs/workflow.ts';
+import { organizationStream } from '../../src/domain/accounts/streams.ts';
+import { columnRunStream, eventIdOf, runStream } from '../../src/domain/runs/run-state.ts';
+import { decideStop } from '../../src/domain/runs/workflow.ts';
+import { tableStream } from '../../src/domain/tables/table-state.ts';
 import type { EventMetadata, Position } from '../../src/event-store/port.ts';
 
 /**
@@ -83,27 +84,32 @@ export async function activeRunOf(
   const { runId } = last.data as { runId: string };
   const { state: run } = await loadState(deps.store, runStream.name(runId), runStream);
   if (run.created || deps.clock().getTime() - last.recordedAt.getTime() < STALE_CLAIM_MS) return runId;
-  await refundUncreated(deps, runId);
-  await deps.store.append(lock, [releaseEvent(tableId, columnId, runId)]);
+  await refundUncreated(deps, tableId, runId, last.id);
+  await releaseRunColumn(deps, { tableId, columnId, runId });
   return undefined;
 }
 
 /**
  * The reservation of a start that died before creating its run, given back: no run names it, so no
- * run's end would. Read from the ledger (two minutes after the claim, it has seen the reservation);
- * the refund's id is the one a run's end would use, so it lands once and never beside a settlement.
+ * run's end would. Decided from the streams: the table says whose it is, the organization's state which
+ * of its reservations is still open. The refund's id comes from the stale claim (`claimId`): two
+ * processes releasing it at once refund once, and a run of the same id started after (auto-run tries
+ * its start again under that id) still settles with the ids its end uses.
  */
-async function refundUncreated(deps: ServiceDeps, runId: string): Promise<void> {
-  const { rows } = await deps.pool.query<{ organization_id: string; amount: number }>(
-    `SELECT organization_id, amount FROM ${CREDIT_LEDGER} WHERE run_id = $1 AND kind = 'reservation'`,
-    [runId],
-  );
-  const reserved = rows[0];
-  if (!reserved) return;
-  await settleCredits(deps.store, {
-    organizationId: reserved.organization_id,
-    runId,
-    charged: 0,
-    refunded: reserved.amount,
-  });
+async function refundUncreated(
+  deps: Pick<ServiceDeps, 'store'>,
+  tableId: string,
+  runId: string,
+  claimId: string,
+): Promise<void> {
+  const { state: table } = await loadState(deps.store, tableStream.name(tableId), tableStream);
+  if (!table.organizationId) return;
+  const organization = organizationStream.name(table.organizationId);
+  const { state } = await loadState(deps.store, organization, organizationStream);
+  const amount = state.reservations.get(runId);
+  if (amount === undefined) return;
+  const data = { organizationId: table.organizationId, runId, amount };
+  await deps.store.append(organization, [
+    { id: eventIdOf('refund-uncreated', runId, claimId), type: 'CreditsRefunded', data },
+  ]);
 }

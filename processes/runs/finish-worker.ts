@@ -1,9 +1,10 @@
 import { AUTORUN_KIND } from '../../projections/autorun/autorun.ts';
 import { RUNS } from '../../projections/runs/runs.ts';
+import { releaseRunColumn } from '../../services/runs/claims.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
 import { organizationStream } from '../../src/domain/accounts/streams.ts';
 import type { RunCreatedData, RunEvent, RunFinishedData } from '../../src/domain/runs/events.ts';
-import { columnRunStream, RUN_FINISH, runStream } from '../../src/domain/runs/run-state.ts';
+import { RUN_FINISH, runStream } from '../../src/domain/runs/run-state.ts';
 import { decideFinish, type RunEnding, type RunTally } from '../../src/domain/runs/workflow.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
 import { dueNow } from '../../src/work/groups.ts';
@@ -32,7 +33,7 @@ export const runFinishWorker: WorkerFactory = (deps) => ({
       await deps.store.append(organizationStream.name(run.organizationId), end.settlement);
     await deps.store.append(runStream.name(runId), end.finished);
     await forgetRun(deps.pool, runId);
-    await deps.store.append(columnRunStream.name(tableId, columnId), end.release);
+    await releaseRunColumn(deps, { tableId, columnId, runId });
     // Rows inserted while this run held the column wait in an auto-run item put off for a while
     // (processes/autorun/worker.ts): the column is free now, so their run need not wait that out.
     if (await dueNow(deps.pool, { kind: AUTORUN_KIND, groupKey: columnId })) deps.work?.nudge(AUTORUN_KIND);

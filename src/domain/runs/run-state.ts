@@ -103,6 +103,16 @@ export const claimColumn = columnRunStream.decider(
 );
 
 /**
+ * The column given back by a run (its end, a start given up, a stale claim): decided on the claim as it
+ * is, so that a run id claimed again after a release (auto-run retrying its start) is released again,
+ * which an event id derived from the run alone would have made a repeat of the first release.
+ */
+export const releaseColumn = columnRunStream.decider(
+  (command: { tableId: string; columnId: string; runId: string }, state) =>
+    state.activeRunId === command.runId ? [{ type: 'ColumnRunReleased', data: command }] : [],
+);
+
+/**
  * An event id made from a name (a UUID of the name's SHA-256, version bits of a v5): the same run and
  * row give the same id, so the store's idempotent append turns a repeat into a no-op.
  */

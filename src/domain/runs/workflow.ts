@@ -46,8 +46,8 @@ export interface StartRunCommand {
 
 /** What a start appends, stream by stream: all of it together, or (EventStoreDB) claim first. */
 export interface StartDecision {
-  claim: Identified<ColumnRunEvent>[];
-  reservation: Identified<OrganizationEvent>[];
+  claim: ColumnRunEvent[];
+  reservation: OrganizationEvent[];
   created: Identified<RunEvent>[];
   /** The run as it starts (the one started already, when the start is asked for again). */
   run: RunCreatedData;
@@ -64,16 +64,18 @@ export function decideStart(command: StartRunCommand, state: StartState, now: Da
   const { runId, organizationId, tableId, column, rows, creditsPerRow } = command;
   if (state.run.created) return { claim: [], reservation: [], created: [], run: state.run.created };
   if (!state.table.columns.has(column.id)) throw columnNotFound(tableId, column.id);
-  const claim = claimColumn
-    .decide({ tableId, columnId: column.id, runId }, state.claim, now)
-    .map((e) => ({ ...e, id: eventIdOf('claim', runId) }));
-  const reserved = state.organization.reservations?.get(runId);
+  // No ids of their own: a run id may be claimed and reserved for again once an earlier try was given
+  // up (auto-run retries its start with the same id); a repeat is recognised by the state instead.
+  const claim = claimColumn.decide({ tableId, columnId: column.id, runId }, state.claim, now);
+  const reserved = state.organization.reservations.get(runId);
   const reservation =
     reserved !== undefined
       ? []
-      : reserveCredits
-          .decide({ organizationId, runId, rows: rows.total, creditsPerRow }, state.organization, now)
-          .map((e) => ({ ...e, id: eventIdOf('reserve', runId) }));
+      : reserveCredits.decide(
+          { organizationId, runId, rows: rows.total, creditsPerRow },
+          state.organization,
+          now,
+        );
   const amount =
     reserved ?? reservation.reduce((sum, e) => sum + (e.type === 'CreditsReserved' ? e.data.amount : 0), 0);
   const funded = creditsPerRow === 0 ? rows.total : amount / creditsPerRow;
@@ -135,11 +137,13 @@ export function finalStatus(
   return { status: 'partially_succeeded', error: null };
 }
 
-/** What a run's end appends, stream by stream, in this order: the credits, the run, the claim. */
+/**
+ * What a run's end appends, stream by stream, in this order: the credits, then the run; the column is
+ * released after (releaseColumn, decided on the claim).
+ */
 export interface FinishDecision {
   settlement: Identified<OrganizationEvent>[];
   finished: Identified<RunEvent>[];
-  release: Identified<ColumnRunEvent>[];
   done: RunFinishedData;
 }
 
@@ -148,7 +152,7 @@ export type RunEnding = { tally: RunTally } | { done: RunFinishedData };
 
 /**
  * A run's end, once every row has its result: its rows' charges taken and the rest of the reservation
- * refunded, its end recorded, the column released. An end recorded already (`done`: its worker died
+ * refunded, and its end recorded. An end recorded already (`done`: its worker died
  * after) is decided again from that record, so the steps it may not have reached land with the same ids.
  */
 export function decideFinish(run: RunCreatedData, ending: RunEnding, now: Date): FinishDecision {
@@ -169,18 +173,6 @@ export function decideFinish(run: RunCreatedData, ending: RunEnding, now: Date):
   return {
     settlement: settlementEvents({ organizationId, runId, charged: end.charged, refunded: end.refunded }),
     finished: [{ id: eventIdOf('finished', runId), type: 'RunFinished', data: end }],
-    release: [releaseEvent(tableId, columnId, runId)],
     done: end,
   };
 }
-
-/** The column given back by a run (its end, a start refused after its claim, a stale claim). */
-export const releaseEvent = (
-  tableId: string,
-  columnId: string,
-  runId: string,
-): Identified<ColumnRunEvent> => ({
-  id: eventIdOf('release', runId),
-  type: 'ColumnRunReleased',
-  data: { tableId, columnId, runId },
-});

@@ -113,4 +113,29 @@ test('without atomic appends: part by part, in the order of the loads, decided a
   assert.equal(position, arrived!.position);
 });
 
+test('without atomic appends: a decision answered as a repeat of an earlier append ends with an error', async () => {
+  const store = withoutAtomic(new MemoryEventStore(testRegistry));
+  const [a] = names();
+  const id = randomUUID();
+  await store.append(a, [{ id, ...tested(1) }]);
+  let decisions = 0;
+  try {
+    await decideAcrossStreams({
+      store,
+      loads: [{ stream: a, definition: numbers }] as const,
+      // Decides the same event (its id written before) whatever it reads: a decider that never sees
+      // its own write.
+      decide: () => {
+        decisions++;
+        return { parts: [[{ id, ...tested(1) }]], result: undefined };
+      },
+      metadata: {},
+    });
+    assert.unreachable('it ended without an error');
+  } catch (error) {
+    assert.match((error as Error).message, /appended before/);
+  }
+  assert.is(decisions, 1);
+});
+
 test.run();

@@ -4,7 +4,7 @@ import { settlementEvents } from '../../../src/domain/accounts/credits.ts';
 import type { OrganizationEvent } from '../../../src/domain/accounts/events.ts';
 import { organizationStream } from '../../../src/domain/accounts/streams.ts';
 import type { RunEvent } from '../../../src/domain/runs/events.ts';
-import { columnRunStream, eventIdOf, runStream } from '../../../src/domain/runs/run-state.ts';
+import { columnRunStream, eventIdOf, releaseColumn, runStream } from '../../../src/domain/runs/run-state.ts';
 import {
   decideFinish,
   decideStart,
@@ -87,14 +87,12 @@ test('a start claims the column, reserves the rows the balance covers and create
   valid([...decision.claim, ...decision.reservation, ...decision.created]);
   assert.equal(decision.claim, [
     {
-      id: eventIdOf('claim', 'run_1'),
       type: 'ColumnRunClaimed',
       data: { tableId: 'tbl_1', columnId: 'col_1', runId: 'run_1' },
     },
   ]);
   assert.equal(decision.reservation, [
     {
-      id: eventIdOf('reserve', 'run_1'),
       type: 'CreditsReserved',
       data: { organizationId: org, runId: 'run_1', amount: 4 },
     },
@@ -169,6 +167,21 @@ test('a settled reservation is closed: the organization keeps only the open ones
   assert.is(state.balance, 98);
 });
 
+test('a run id claimed again after a release (a start given up, tried again) is released again', () => {
+  const claim = { tableId: 'tbl_1', columnId: 'col_1', runId: 'run_1' };
+  const events: Parameters<typeof columnRunStream.evolve>[1][] = [
+    { type: 'ColumnRunClaimed', data: claim },
+    { type: 'ColumnRunReleased', data: claim },
+    { type: 'ColumnRunClaimed', data: claim },
+  ];
+  const held = events.reduce(columnRunStream.evolve, columnRunStream.initialState());
+  assert.equal(releaseColumn.decide(claim, held, NOW), [{ type: 'ColumnRunReleased', data: claim }]);
+  const other = { ...claim, runId: 'run_2' };
+  assert.equal(releaseColumn.decide(other, held, NOW), [], "another run's claim is left alone");
+  const free = columnRunStream.evolve(held, { type: 'ColumnRunReleased', data: claim });
+  assert.equal(releaseColumn.decide(claim, free, NOW), []);
+});
+
 test('a stop is asked once, of a run that started and has not ended', () => {
   const run = decideStart(command(), givenStreams({}), NOW).run;
   const created: RunEvent = { type: 'RunCreated', data: run };
@@ -186,13 +199,12 @@ test("an end charges the rows' cost, refunds the rest, records the end and relea
   const run = decideStart(command(), givenStreams({}), NOW).run;
   const tally = { total: 3, succeeded: 2, failed: 1, skipped: 0, charged: 6, stopped: false };
   const end = decideFinish(run, { tally }, NOW);
-  valid([...end.settlement, ...end.finished, ...end.release]);
+  valid([...end.settlement, ...end.finished]);
   assert.is(end.done.status, 'partially_succeeded');
   assert.equal(
     end.settlement.map((e) => [e.type, (e.data as { amount: number }).amount]),
     [['CreditsCharged', 6]],
   );
-  assert.equal(end.release[0]!.type, 'ColumnRunReleased');
   const stopped = decideFinish(
     run,
     { tally: { ...tally, succeeded: 0, failed: 0, charged: 0, stopped: true } },
