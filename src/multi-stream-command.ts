@@ -12,7 +12,7 @@ export type StatesOf<L extends readonly StreamLoad<any, any>[]> = {
 /**
  * One decision's events, per stream loaded (in the loads' order): events to append; `[]` for a stream
  * the decision read and does not write, whose revision must still hold when the others land (a
- * condition); `undefined` for one whose changes do not matter to it.
+ * condition, on a stream that exists); `undefined` for one whose changes do not matter to it.
  */
 export interface StreamsDecision<R> {
   parts: readonly ((DomainEvent & { id?: string })[] | undefined)[];

@@ -115,7 +115,7 @@ export function atomicAppendContract(test: ContractTest): void {
     assert.equal(await ns(store, won === 0 ? y : x), [], "the loser's other part is not written");
   });
 
-  test('appendAtomically: a stream named twice, or no part, is refused before anything is written', async ({
+  test('appendAtomically: a stream named twice, no part, or a condition on no stream, is refused before anything is written', async ({
     store,
   }) => {
     const a = stream();
@@ -125,6 +125,11 @@ export function atomicAppendContract(test: ContractTest): void {
     ]);
     assert.match(twice.message, /each stream once/);
     assert.match((await refused(store, [])).message, /at least one part/);
+    const unlockable = await refused(store, [
+      { stream: a, events: [ev(1)] },
+      { stream: stream(), events: [], expectedRevision: 'no_stream' },
+    ]);
+    assert.match(unlockable.message, /needs it to exist/);
     assert.equal(await ns(store, a), []);
   });
 

@@ -14,6 +14,10 @@ type Tested = { type: 'ContractTested'; data: { n: number } };
 const numbers = { initialState: (): number[] => [], evolve: (s: number[], e: Tested) => [...s, e.data.n] };
 const tested = (n: number): Tested => ({ type: 'ContractTested', data: { n } });
 const names = () => [`a-${randomUUID()}`, `b-${randomUUID()}`, `guard-${randomUUID()}`] as const;
+/** The guard stream, there before the decision (a condition holds a stream that exists). */
+const guarded = async (store: EventStore, guard: string) => {
+  await store.append(guard, [tested(0)]);
+};
 const ns = async (store: EventStore, s: string) =>
   (await store.readStream(s)).map((e) => (e.data as { n: number }).n);
 
@@ -52,12 +56,13 @@ const move = (store: EventStore, [a, b, guard]: readonly string[], seen: number[
 test('atomic: every part lands under one commit, with the metadata given', async () => {
   const store = new MemoryEventStore(testRegistry);
   const streams = names();
+  await guarded(store, streams[2]);
   await store.append(streams[0], [tested(7)]);
   const { result, position } = await move(store, streams);
   assert.is(result, 'moving 7');
   assert.equal(await ns(store, streams[0]), [7, -1]);
   assert.equal(await ns(store, streams[1]), [7]);
-  assert.equal(await ns(store, streams[2]), [], 'the condition is not written');
+  assert.equal(await ns(store, streams[2]), [0], 'the condition is not written');
   const [moved] = await store.readStream(streams[1]);
   assert.equal(moved!.metadata.actor, 'test');
   assert.equal(position, moved!.position);
@@ -67,6 +72,7 @@ test('atomic: every part lands under one commit, with the metadata given', async
 test('a write to a condition between the load and the append: decided again, on what it wrote', async () => {
   const store = new MemoryEventStore(testRegistry);
   const streams = names();
+  await guarded(store, streams[2]);
   await store.append(streams[0], [tested(7)]);
   const append = store.appendAtomically.bind(store);
   let raced = false;
@@ -79,7 +85,7 @@ test('a write to a condition between the load and the append: decided again, on 
   };
   const seen: number[][] = [];
   await move(store, streams, seen);
-  assert.equal(seen, [[], [99]], 'the second decision saw the guard move');
+  assert.equal(seen, [[0], [0, 99]], 'the second decision saw the guard move');
   assert.equal(await ns(store, streams[1]), [7]);
 });
 
@@ -100,6 +106,7 @@ test('without atomic appends: part by part, in the order of the loads, decided a
   const store = withoutAtomic(memory);
   assert.is(store.appendAtomically, undefined);
   const streams = names();
+  await guarded(store, streams[2]);
   await store.append(streams[0], [tested(7)]);
   const seen: number[][] = [];
   const { result, position } = await move(store, streams, seen);
