@@ -19,43 +19,16 @@ import type {
   StreamAppendOutcome,
 } from './port.ts';
 import { START } from './port.ts';
+import { isEventIdConflict, type PreparedAppend, runAtomically } from './postgres-atomic.ts';
 import { LiveTail } from './postgres-live-tail.ts';
 import { COLUMNS, COLUMNS_BUT_KEPT, type EventRow, recordedOf } from './postgres-rows.ts';
 import type { EventRegistry } from './registry.ts';
-
-const UNIQUE_VIOLATION = '23505';
-/** append_atomically's raise: a part's expectation did not hold (its detail: the part and its revision). */
-const WRONG_EXPECTED_REVISION = 'ES409';
-
-interface AtomicRow {
-  idx: number;
-  revision: string;
-  last_tx: string | null;
-  last_position: string | null;
-}
 
 interface AppendRow {
   ok: boolean;
   revision: string;
   last_tx: string | null;
   last_position: string | null;
-}
-
-interface PreparedAppend {
-  stream: string;
-  expectedRevision: ExpectedRevision;
-  /** As append_events takes it: 'any' | 'no_stream' | 'exists' | a revision. */
-  expected: string;
-  ids: string[];
-  events: { id?: string; type: string; data: unknown; metadata?: unknown }[];
-}
-
-/** A unique violation on event_id: the same events were appended before (a retried request). */
-function isEventIdConflict(error: unknown): boolean {
-  return (
-    (error as { code?: string }).code === UNIQUE_VIOLATION &&
-    /event_id/.test(String((error as Error).message))
-  );
 }
 
 /**
@@ -159,39 +132,7 @@ export class PostgresEventStore implements EventStore {
     const payload = JSON.stringify(
       calls.map((c) => ({ stream: c.stream, expected: c.expected, events: c.events })),
     );
-    let rows: AtomicRow[];
-    try {
-      ({ rows } = await this.pool.query<AtomicRow>(
-        'SELECT idx, revision, last_tx::text AS last_tx, last_position FROM append_atomically($1)',
-        [payload],
-      ));
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === WRONG_EXPECTED_REVISION) {
-        const { idx, actual } = JSON.parse((error as { detail: string }).detail) as {
-          idx: number;
-          actual: number;
-        };
-        const call = calls[idx]!;
-        throw new WrongExpectedRevisionError(
-          call.stream,
-          call.expectedRevision,
-          actual < 0 ? 'no_stream' : BigInt(actual),
-        );
-      }
-      if (isEventIdConflict(error)) {
-        const ids = calls.flatMap((c) => c.ids);
-        const { rows: found } = await this.pool.query<{ event_id: string; stream_name: string }>(
-          'SELECT event_id::text AS event_id, stream_name FROM events WHERE event_id = ANY($1::uuid[])',
-          [ids],
-        );
-        throw new IdempotencyConflictError(
-          found[0]?.stream_name ?? calls[0]!.stream,
-          found.map((r) => r.event_id),
-        );
-      }
-      throw error;
-    }
+    const rows = await runAtomically(this.pool, calls, payload);
     const revisions = calls.map((_, i) => BigInt(rows.find((r) => r.idx === i)!.revision));
     // One transaction: every part written has its tx_id; the last event is the greatest position.
     const written = rows.filter((r) => r.last_tx !== null);
