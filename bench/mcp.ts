@@ -17,6 +17,7 @@ import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { service } from '../app/modules.ts';
 import { createAuthenticator } from '../services/accounts/authenticator.ts';
 import { bearer, bootstrapAccount } from '../test/support/accounts.ts';
+import { jsonRpcAnswer } from '../test/support/mcp.ts';
 import { insertRows } from '../test/support/rows.ts';
 import { createColumn, createTable } from '../test/support/tables.ts';
 import { median, openBenchApp } from './lib/bench-app.ts';
@@ -93,14 +94,7 @@ class Session {
     });
     const text = await answer.text();
     if (answer.status !== 200) throw new Error(`${name}: ${answer.status} ${text}`);
-    // One JSON body, or (when the server streams) the answer among the SSE events.
-    const data = answer.headers.get('content-type')?.startsWith('application/json')
-      ? JSON.parse(text)
-      : text
-          .split('\n')
-          .filter((line) => line.startsWith('data: '))
-          .map((line) => JSON.parse(line.slice(6)))
-          .find((message) => 'result' in message || 'error' in message);
+    const data = jsonRpcAnswer(answer.headers.get('content-type'), text);
     if (!data?.result || data.result.isError) throw new Error(`${name}: ${text.slice(0, 300)}`);
     return data.result;
   }

@@ -395,3 +395,17 @@ export function mcpSuite(name: string, connect: Connect) {
 
   return test;
 }
+
+/**
+ * The JSON-RPC answer in a Streamable HTTP response's text: its one JSON body, or (when the server
+ * streamed) the message among the SSE events that carries a result or an error.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a JSON-RPC message is arbitrary JSON that callers pick apart
+export function jsonRpcAnswer(contentType: string | null, text: string): any {
+  if (contentType?.includes('json')) return JSON.parse(text);
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('data: '))
+    .map((line) => JSON.parse(line.slice(6)))
+    .find((message) => 'result' in message || 'error' in message);
+}

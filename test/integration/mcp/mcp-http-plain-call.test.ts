@@ -3,6 +3,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { bearer, bootstrapAccount, issueKey } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
+import { jsonRpcAnswer } from '../../support/mcp.ts';
 import { insertRows } from '../../support/rows.ts';
 import { createColumn, createTable, startTablesApp } from '../../support/tables.ts';
 
@@ -41,14 +42,7 @@ async function post(ctx: Context, key: string, session: Record<string, string>, 
   });
   const text = await answer.text();
   const type = answer.headers.get('content-type') ?? '';
-  // One JSON body, or the answer among the SSE events.
-  const json: Any = type.includes('json')
-    ? JSON.parse(text)
-    : text
-        .split('\n')
-        .filter((line) => line.startsWith('data: '))
-        .map((line) => JSON.parse(line.slice(6)))
-        .find((message) => 'result' in message || 'error' in message);
+  const json: Any = jsonRpcAnswer(type, text);
   return { status: answer.status, type, json, text };
 }
 
