@@ -1,0 +1,154 @@
+/**
+ * The data of `bench:rows-scale` and its physical limit: row `i` of the data set (the same every run),
+ * the 10 columns it fills, and the plain PostgreSQL table holding the same rows in typed columns with
+ * the indexes each measured query needs, queried by hand-written SQL through a bare Fastify route.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from '../../src/db/pool.ts';
+import { listenOnLoopback } from './bench-app.ts';
+import { random } from './rows-workload.ts';
+
+const CITIES = ['Paris', 'Berlin', 'Lisbon', 'Oslo', 'Austin', 'Osaka', 'Lima', 'Accra'];
+const WORDS = ['acme', 'Apex', 'borealis', 'Cobalt', 'delta', 'Argent', 'ember', 'Atlas', 'fjord', 'Granite'];
+export const DAY = 86_400_000;
+export const EPOCH = Date.UTC(2015, 0, 1);
+
+/** Row `i` of the data set, the same every run and computed alone (a million rows are never held). */
+export function rowAt(i: number): Record<string, unknown> {
+  const next = random(i * 7919 + 17);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const company = `${pick(WORDS)} ${pick(WORDS)}`;
+  const cells: Record<string, unknown> = {
+    name: `Person ${i} ${pick(WORDS)}`,
+    email: `p${i}@${pick(WORDS).toLowerCase()}.example`,
+    company,
+    city: pick(CITIES),
+    score: Math.round(next() * 1000) / 10,
+    revenue: Math.round(next() * 100_000),
+    active: next() < 0.6,
+    signed: new Date(EPOCH + Math.floor(next() * 3650) * DAY + Math.floor(next() * DAY)).toISOString(),
+    site: `https://${company.replace(' ', '-').toLowerCase()}.example/${i}`,
+    data: { employees: Math.floor(next() * 5000), tags: [pick(WORDS), pick(WORDS)] },
+  };
+  // About one cell in twenty is missing, the name never (the equality looks names up).
+  for (const key of Object.keys(cells)) if (key !== 'name' && next() < 0.05) delete cells[key];
+  return cells;
+}
+
+export const COLUMNS = {
+  name: 'text',
+  email: 'email',
+  company: 'text',
+  city: 'text',
+  score: 'number',
+  revenue: 'number',
+  active: 'boolean',
+  signed: 'date',
+  site: 'url',
+  data: 'json',
+} as const;
+
+/**
+ * The physical limit's table: the same data as the API's rows (the cells in typed columns, the row's
+ * times and its cells' statuses as the API shows them: the times as their ISO text, which costs a read
+ * nothing), with what each query below needs: an index per
+ * column ascending and one descending (ties by id), text case-folded as the API folds it.
+ */
+const PLAIN_INDEXED: Record<string, string> = {
+  name: 'lower(name COLLATE pg_c_utf8)',
+  email: 'lower(email COLLATE pg_c_utf8)',
+  company: 'lower(company COLLATE pg_c_utf8)',
+  city: 'lower(city COLLATE pg_c_utf8)',
+  score: 'score',
+  revenue: 'revenue',
+  active: 'active',
+  signed: 'signed',
+  site: 'lower(site COLLATE pg_c_utf8)',
+};
+
+export async function createPlain(pool: Pool): Promise<void> {
+  await pool.query(`CREATE TABLE plain_rows (id text COLLATE "C" PRIMARY KEY, name text, email text,
+    company text, city text, score numeric, revenue numeric, active boolean, signed text COLLATE "C",
+    site text, data jsonb, cell_status jsonb NOT NULL, created_at text NOT NULL,
+    updated_at text NOT NULL)`);
+  for (const [column, expr] of Object.entries(PLAIN_INDEXED)) {
+    await pool.query(`CREATE INDEX plain_${column}_a ON plain_rows ((${expr}), id)`);
+    await pool.query(`CREATE INDEX plain_${column}_d ON plain_rows ((${expr}) DESC NULLS LAST, id)`);
+  }
+}
+
+const PLAIN_INSERT = `INSERT INTO plain_rows
+  SELECT r.id, r.name, r.email, r.company, r.city, r.score, r.revenue, r.active, r.signed, r.site, r.data,
+    r.cell_status, r.created_at, r.updated_at
+  FROM json_to_recordset($1::json) AS r(id text, name text, email text, company text, city text,
+    score numeric, revenue numeric, active boolean, signed text, site text, data jsonb, cell_status jsonb,
+    created_at text, updated_at text)`;
+
+/** A row as the API answered its insert. */
+export interface AnsweredRow {
+  id: string;
+  cells: Record<string, unknown>;
+  cellStatus: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** Plain INSERTs of the rows the API answered, in one statement (as the API's batch is one request). */
+export async function insertPlain(pool: Pool, rows: readonly AnsweredRow[]): Promise<void> {
+  const plain = rows.map((row) => ({
+    id: row.id,
+    ...row.cells,
+    cell_status: row.cellStatus,
+    created_at: row.createdAt,
+    updated_at: row.updatedAt,
+  }));
+  await pool.query(PLAIN_INSERT, [JSON.stringify(plain)]);
+}
+
+/** The bare routes over plain_rows: each the hand-written SQL its API peer's answer needs. */
+export async function serveBare(bare: FastifyInstance, pool: Pool): Promise<string> {
+  const page = async (where: string, order: string, values: unknown[]) => ({
+    data: (
+      await pool.query(`SELECT * FROM plain_rows WHERE ${where} ORDER BY ${order} LIMIT 101`, values)
+    ).rows.slice(0, 100),
+  });
+  const body = (request: { body: unknown }) => (request.body ?? {}) as Record<string, unknown>;
+  bare.post('/sorted', async (request) => {
+    const { column, desc } = body(request) as { column: string; desc: boolean };
+    return page('TRUE', `${PLAIN_INDEXED[column]} ${desc ? 'DESC' : 'ASC'} NULLS LAST, id`, []);
+  });
+  bare.post('/after', async (request) => {
+    // After the row in (score, id) order, the rows without a score last: those are read only when the
+    // scored rows after it do not fill the page (as the API's cursor does).
+    const { score, id } = body(request) as { score: number | null; id: string };
+    const scored =
+      score === null ? { data: [] } : await page('(score, id) > ($1, $2)', 'score, id', [score, id]);
+    if (scored.data.length === 100) return scored;
+    const unscored = await page(`score IS NULL AND id > $1`, 'id', [score === null ? id : '']);
+    return { data: [...scored.data, ...unscored.data].slice(0, 100) };
+  });
+  bare.post('/equals', async (request) =>
+    page('lower(name COLLATE pg_c_utf8) = $1', 'id', [body(request).name]),
+  );
+  bare.post('/revenue', async (request) =>
+    page('revenue BETWEEN $1 AND $2', 'id', [body(request).low, body(request).high]),
+  );
+  bare.post('/signed', async (request) =>
+    page('signed > $1 AND signed < $2', 'id', [body(request).from, body(request).to]),
+  );
+  bare.post('/city', async () =>
+    page(`lower(city COLLATE pg_c_utf8) = 'oslo'`, 'score DESC NULLS LAST, id', []),
+  );
+  bare.post('/count', async () => ({
+    n: (
+      await pool.query(
+        `SELECT count(*)::int AS n FROM plain_rows WHERE score > 50 AND lower(city COLLATE pg_c_utf8) = 'paris' AND active`,
+      )
+    ).rows[0].n,
+  }));
+  bare.post('/one', async () => (await pool.query('SELECT 1 AS one')).rows[0]);
+  bare.post('/ids', async () => ({
+    n: (await pool.query('SELECT id FROM plain_rows ORDER BY id')).rows.length,
+  }));
+  return listenOnLoopback(bare);
+}
