@@ -167,8 +167,8 @@ export const rowsProjection: Projection<
   | Extract<TableEvent, { type: 'TableDeleted' | 'ColumnAdded' | 'ColumnRemoved' }>
 > = {
   name: 'rows',
-  // 2: partitioned by table, with key indexes and row counts.
-  version: 2,
+  // 2: partitioned by table, with key indexes and row counts. 3: removed columns' cells purged.
+  version: 3,
   // A read model: its commits (one per batch of a run's rows) wake no worker; the row-indexes worker
   // it enqueues for finds its items within a second of polling.
   enqueues: [],
@@ -207,6 +207,8 @@ interface TableStorage {
   partition: string | null;
   row_count: number;
   columns: Record<string, DataType>;
+  /** Removed columns whose cells may still be in the partition's rows. */
+  dropped: string[];
   deleted: boolean;
 }
 
@@ -232,7 +234,7 @@ class Storage {
 
   static async read(ctx: ApplyContext, tableIds: readonly string[]): Promise<Storage> {
     const { rows } = await ctx.tx.query<TableStorage & { row_count: string }>(
-      `SELECT table_id, partition, row_count, columns, deleted FROM ${ctx.table(ROW_STORAGE)}
+      `SELECT table_id, partition, row_count, columns, dropped, deleted FROM ${ctx.table(ROW_STORAGE)}
        WHERE table_id = ANY($1::text[]) FOR UPDATE`,
       [tableIds],
     );
@@ -244,6 +246,7 @@ class Storage {
           partition: null,
           row_count: 0,
           columns: {},
+          dropped: [],
           deleted: false,
         });
     }
@@ -266,8 +269,13 @@ class Storage {
     else if (event.type === 'ColumnRemoved') {
       const { [event.data.columnId]: _, ...rest } = table.columns;
       table.columns = rest;
+      // Its cells go too, after its indexes: any row may hold some, even one this batch inserts before
+      // its partition is made.
+      if (!table.dropped.includes(event.data.columnId))
+        table.dropped = [...table.dropped, event.data.columnId];
     } else table.deleted = true;
-    if (table.partition !== null) this.changed.set(table.table_id, event.id);
+    if (table.partition !== null || event.type === 'ColumnRemoved')
+      this.changed.set(table.table_id, event.id);
   }
 
   /** Partitions for the tables that get rows in this batch and have none yet, indexed for their columns. */
@@ -286,23 +294,26 @@ class Storage {
     for (const table of rows) {
       table.row_count += counts.get(table.table_id) ?? 0;
       if (table.deleted) await this.deleteRows(table);
-      else if (this.shadow && this.changed.has(table.table_id) && !this.created.has(table.table_id))
-        await this.reindexInPlace(table.partition!, table.columns);
+      else if (table.partition === null) table.dropped = [];
+      else if (this.shadow && this.changed.has(table.table_id))
+        await this.reshapeInPlace(table, !this.created.has(table.table_id));
     }
     await this.ctx.tx.query(
-      `INSERT INTO ${this.ctx.table(ROW_STORAGE)} AS s (table_id, partition, row_count, columns, deleted)
-       SELECT table_id, partition, row_count, columns, deleted
+      `INSERT INTO ${this.ctx.table(ROW_STORAGE)} AS s (table_id, partition, row_count, columns, dropped, deleted)
+       SELECT table_id, partition, row_count, columns, dropped, deleted
        FROM json_to_recordset($1::json)
-         AS r(table_id text, partition text, row_count bigint, columns jsonb, deleted boolean)
+         AS r(table_id text, partition text, row_count bigint, columns jsonb, dropped text[], deleted boolean)
        ON CONFLICT (table_id) DO UPDATE SET partition = EXCLUDED.partition, row_count = EXCLUDED.row_count,
-         columns = EXCLUDED.columns, deleted = EXCLUDED.deleted`,
+         columns = EXCLUDED.columns, dropped = EXCLUDED.dropped, deleted = EXCLUDED.deleted`,
       [JSON.stringify(rows)],
     );
     if (this.shadow || this.changed.size === 0) return;
     // One item per event that asked (a settled item is kept a while, so an id is never enqueued
     // twice), one at a time per table; each brings the table's partition to what its storage row says.
+    const partitioned = [...this.changed].filter(([tableId]) => this.tables.get(tableId)!.partition !== null);
+    if (partitioned.length === 0) return;
     await this.ctx.enqueue(
-      [...this.changed].map(([tableId, eventId]) => ({
+      partitioned.map(([tableId, eventId]) => ({
         id: `${ROW_INDEXES_KIND}:${tableId}:${eventId}`,
         kind: ROW_INDEXES_KIND,
         organizationId: 'system',
@@ -326,16 +337,29 @@ class Storage {
     } else if (table.row_count <= INLINE_DELETE_ROWS)
       await this.ctx.tx.query(`DELETE FROM "${table.partition}"`);
     table.row_count = 0;
+    table.dropped = [];
   }
 
-  /** A shadow partition's indexes made what its columns say, in the rebuild's transaction. */
-  private async reindexInPlace(partition: string, columns: Record<string, DataType>): Promise<void> {
+  /**
+   * A shadow partition made what its table's columns say, in the rebuild's transaction: its indexes
+   * (`reindex`: those of a partition made in this batch are made for its columns already), and no
+   * cells of removed columns.
+   */
+  private async reshapeInPlace(table: TableStorage, reindex: boolean): Promise<void> {
     const { tx } = this.ctx;
-    const wanted = wantedIndexes(partition, columns);
-    const names = new Set(wanted.map((i) => i.name));
-    for (const index of await existingIndexes(tx, partition))
-      if (!names.has(index.name) || !index.valid) await tx.query(dropIndexSql(index.name, false));
-    for (const index of wanted) await tx.query(createIndexSql(partition, index, false));
+    const partition = table.partition!;
+    if (reindex) {
+      const wanted = wantedIndexes(partition, table.columns);
+      const names = new Set(wanted.map((i) => i.name));
+      for (const index of await existingIndexes(tx, partition))
+        if (!names.has(index.name) || !index.valid) await tx.query(dropIndexSql(index.name, false));
+      for (const index of wanted) await tx.query(createIndexSql(partition, index, false));
+    }
+    if (table.dropped.length === 0) return;
+    await tx.query(`UPDATE "${partition}" SET cells = cells - $1::text[] WHERE cells ?| $1::text[]`, [
+      table.dropped,
+    ]);
+    table.dropped = [];
   }
 }
 

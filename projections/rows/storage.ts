@@ -12,7 +12,8 @@ import type { ApplyContext } from '../../src/projection/types.ts';
  * indexes on one shared table and a typed table per research table in docs/architecture.md.
  *
  * `table_row_storage` says, per research table, which partition holds its rows, how many it holds
- * (kept as rows come and go: the tables API shows it) and the columns the partition is indexed for.
+ * (kept as rows come and go: the tables API shows it), the columns the partition is indexed for, and
+ * the removed columns whose cells are still to be taken out of its rows.
  */
 export const ROWS = 'table_rows';
 export const ROW_STORAGE = 'table_row_storage';
@@ -53,6 +54,9 @@ export const storageTables = {
       row_count bigint NOT NULL DEFAULT 0,
       -- The table's current columns: column id -> data type.
       columns jsonb NOT NULL DEFAULT '{}',
+      -- Removed columns whose cells may still be in the partition's rows (the row-indexes worker
+      -- takes them out, then their ids from here).
+      dropped text[] NOT NULL DEFAULT '{}',
       deleted boolean NOT NULL DEFAULT false
     )`,
   ],
