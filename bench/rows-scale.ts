@@ -24,6 +24,7 @@ import { startBenchServer } from './lib/postgres.ts';
 import { writeBenchmarkSection } from './lib/report.ts';
 import { COLUMNS, createPlain, DAY, EPOCH, insertPlain, rowAt, serveBare } from './lib/rows-scale-data.ts';
 import { type Figure, FLOOR, type Measure, report, type SizeResult } from './lib/rows-scale-report.ts';
+import { schemaChanges } from './lib/rows-scale-schema.ts';
 import { sized } from './lib/smoke.ts';
 import { numberFromEnv, percentile } from './lib/timing.ts';
 
@@ -34,6 +35,7 @@ const settings = {
     .map((s) => Number(s.trim())),
   samples: numberFromEnv('BENCH_SCALE_SAMPLES', 40, 4),
   run: process.env.BENCH_SCALE_RUN !== '0',
+  schema: process.env.BENCH_SCALE_SCHEMA !== '0',
   runWaitSeconds: numberFromEnv('BENCH_SCALE_RUN_WAIT_S', 900, 60),
   runWorkSeconds: numberFromEnv('BENCH_SCALE_RUN_WORK_S', 10, 1),
   batch: 1000,
@@ -158,8 +160,18 @@ try {
       const measures = await pages(size);
       const floor = await floorOf();
       const estimate = await estimateOf();
+      const schema = settings.schema
+        ? await schemaChanges({
+            url,
+            apiKey: key,
+            pool,
+            tableId,
+            key: 'company',
+            waitSeconds: settings.runWaitSeconds,
+          })
+        : undefined;
       const run = settings.run ? await runStart(size) : undefined;
-      results.push({ size, measures, floor, importApi: api, importPlain: plain, estimate, run });
+      results.push({ size, measures, floor, importApi: api, importPlain: plain, estimate, schema, run });
       log(report(results, settings, server, loadAtStart).text);
     }
     const { text, markdown } = report(results, settings, server, loadAtStart);

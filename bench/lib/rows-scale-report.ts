@@ -4,6 +4,7 @@
  */
 import type { BenchServer } from './postgres.ts';
 import { markdownTable, measuredOn, textTable } from './report.ts';
+import type { SchemaChange, SchemaChanges } from './rows-scale-schema.ts';
 
 /** What limits the API against its physical limit (measured apart; see the section it writes). */
 const LIMITS = [
@@ -59,6 +60,7 @@ export interface SizeResult {
   importApi: number;
   importPlain: number;
   estimate: Measure;
+  schema?: SchemaChanges;
   run?: {
     startMs: number;
     limitMs: number;
@@ -74,6 +76,11 @@ export interface SizeResult {
   };
 }
 
+const schemaCell = (change: SchemaChange) =>
+  `${change.seconds.toFixed(1)}; ${ms(change.reads.p50)} / ${ms(change.reads.max)}, ${ms(change.writes.p50)} / ${ms(change.writes.max)}`;
+
+const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
+
 export function report(
   results: readonly SizeResult[],
   settings: ReportSettings,
@@ -81,7 +88,6 @@ export function report(
   loadAtStart: string,
 ): { text: string; markdown: string } {
   const sizes = results.map((r) => r.size);
-  const ms = (x: number) => (x < 10 ? x.toFixed(1) : x.toFixed(0));
   const cell = (m: Measure) =>
     `${ms(m.api.p50)} / ${ms(m.api.p99)} (${ms(m.limit.p50)} / ${ms(m.limit.p99)})`;
   const names = results[0]?.measures.map((m) => m.name) ?? [];
@@ -112,6 +118,10 @@ export function report(
           : 'n/a',
       ),
     ],
+    ...(['deleted', 'created'] as const).map((which) => [
+      `column ${which === 'deleted' ? 'deleted (indexes, cells)' : 'created (indexes)'}: done after s; read p50 / max, PATCH p50 / max ms`,
+      ...results.map((r) => (r.schema ? schemaCell(r.schema[which]) : 'n/a')),
+    ]),
     [
       'RSS before -> high-water during the run, MB',
       ...results.map((r) => (r.run ? `${r.run.rssBeforeMb} -> ${r.run.rssPeakMb}` : 'n/a')),
@@ -150,6 +160,14 @@ function checkTargets(results: readonly SizeResult[]): string[] {
   lines.push(
     `- every page at least 0.5x its limit (p50): ${slow.length === 0 ? 'met' : `NOT met by ${slow.map((m) => `${m.name} (${(m.limit.p50 / m.api.p50).toFixed(2)}x)`).join(', ')}`}`,
   );
+  if (largest.schema) {
+    const { deleted, created } = largest.schema;
+    const longest = (which: 'reads' | 'writes') =>
+      Math.max(deleted[which].max, created[which].max).toFixed(0);
+    lines.push(
+      `- schema changes online: a column deleted (${deleted.seconds.toFixed(1)} s) and created (${created.seconds.toFixed(1)} s) while ${deleted.reads.count + created.reads.count} page reads and as many PATCHes went on; the longest read took ${longest('reads')} ms, the longest PATCH ${longest('writes')} ms`,
+    );
+  }
   const ratio = largest.importApi / largest.importPlain;
   lines.push(
     `- import at least 0.5x plain INSERTs with the same indexes: ${ratio.toFixed(2)}x, ${ratio >= 0.5 ? 'met' : 'NOT met'}`,

@@ -58,6 +58,8 @@ test('the growth table, each figure beside its limit, at two sizes', async () =>
       'estimate, 3-rule condition',
       'import, rows/s',
       'run start over every row',
+      'column deleted (indexes, cells)',
+      'column created (indexes)',
       'RSS before',
     ])
       assert.ok(written.includes(`| ${row}`), `${row} in\n${written}`);
