@@ -64,12 +64,15 @@ const PLAIN_INDEXED: Record<string, string> = {
   active: 'active',
   signed: 'signed',
   site: 'lower(site COLLATE pg_c_utf8)',
+  // The API's table has two enrichment columns of text (their cells empty here), indexed as any other.
+  summary: 'lower(summary COLLATE pg_c_utf8)',
+  everything: 'lower(everything COLLATE pg_c_utf8)',
 };
 
 export async function createPlain(pool: Pool): Promise<void> {
   await pool.query(`CREATE TABLE plain_rows (id text COLLATE "C" PRIMARY KEY, name text, email text,
     company text, city text, score numeric, revenue numeric, active boolean, signed text COLLATE "C",
-    site text, data jsonb, cell_status jsonb NOT NULL, created_at text NOT NULL,
+    site text, data jsonb, summary text, everything text, cell_status jsonb NOT NULL, created_at text NOT NULL,
     updated_at text NOT NULL)`);
   for (const [column, expr] of Object.entries(PLAIN_INDEXED)) {
     await pool.query(`CREATE INDEX plain_${column}_a ON plain_rows ((${expr}), id)`);
@@ -77,7 +80,8 @@ export async function createPlain(pool: Pool): Promise<void> {
   }
 }
 
-const PLAIN_INSERT = `INSERT INTO plain_rows
+const PLAIN_INSERT = `INSERT INTO plain_rows (id, name, email, company, city, score, revenue, active, signed,
+    site, data, cell_status, created_at, updated_at)
   SELECT r.id, r.name, r.email, r.company, r.city, r.score, r.revenue, r.active, r.signed, r.site, r.data,
     r.cell_status, r.created_at, r.updated_at
   FROM json_to_recordset($1::json) AS r(id text, name text, email text, company text, city text,

@@ -51,14 +51,20 @@ export async function schemaChanges(options: {
   const listed = await call(url, 'GET', columnsPath, { headers });
   const column = listed.body.find((c: { key: string }) => c.key === key);
   if (!column) throw new Error(`no column ${key}`);
-  const storage = async () =>
+  const { rows: stored } = await pool.query<{ partition: string }>(
+    'SELECT partition FROM table_row_storage WHERE table_id = $1',
+    [tableId],
+  );
+  const { partition } = stored[0]!;
+  /** Whether the row-indexes worker has settled an item taking the column's cells out. */
+  const purged = async () =>
     (
-      await pool.query<{ partition: string; dropped: string[] }>(
-        'SELECT partition, dropped FROM table_row_storage WHERE table_id = $1',
-        [tableId],
+      await pool.query(
+        `SELECT 1 FROM work_items WHERE kind = 'row-indexes' AND group_key = $1 AND status = 'done'
+           AND payload->'removed' ? $2`,
+        [tableId, column.id],
       )
-    ).rows[0]!;
-  const { partition } = await storage();
+    ).rows.length > 0;
   const validIndexes = async () =>
     (
       await pool.query<{ n: number }>(
@@ -76,9 +82,14 @@ export async function schemaChanges(options: {
       const res = await call(url, 'DELETE', `${columnsPath}/${column.id}`, { headers });
       if (res.status !== 204) throw new Error(`DELETE the column answered ${res.status}`);
     },
-    async () => (await storage()).dropped.length === 0 && (await validIndexes()) === indexesBefore - 2,
+    async () => (await purged()) && (await validIndexes()) === indexesBefore - 2,
     options.waitSeconds,
   );
+  const { rows: left } = await pool.query(
+    `SELECT count(*)::int AS n FROM "${partition}" WHERE cells ? $1 OR cell_status ? $1`,
+    [column.id],
+  );
+  if (left[0].n > 0) throw new Error(`${left[0].n} rows still hold cells of the deleted column`);
   const created = await whileChanging(
     url,
     headers,

@@ -1,96 +1,94 @@
 import {
-  createIndexSql,
-  dropIndexSql,
   existingIndexes,
+  indexChanges,
   ROW_INDEXES_KIND,
   ROW_STORAGE,
   ROWS,
-  wantedIndexes,
+  type RowIndexesPayload,
 } from '../../projections/rows/storage.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import type { DataType } from '../../src/domain/columns/fields.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
-import { purgeDroppedCells } from './purge-cells.ts';
+import { quoteIdent } from '../../src/projection/shadow-tables.ts';
+import { purgeRemovedCells } from './purge-cells.ts';
 
 interface StorageRow {
   partition: string | null;
   columns: Record<string, DataType>;
-  /** Removed columns whose cells may still be in the partition's rows. */
-  dropped: string[];
   deleted: boolean;
 }
 
-/** What a reconcile did, and whether it left something for a later try (a busy purge). */
+/** What a reconcile did, and whether it left removed cells for a later try (their rows were busy). */
 export interface Reconciled {
   done: string[];
   unfinished: boolean;
 }
-
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
  * Brings a research table's partition of the live rows read model to what its storage row says
  * (projections/rows/storage.ts), outside any transaction, so that nothing waits for it: a missing key
  * index is built CONCURRENTLY (reads and writes of the table go on; until it is there, queries answer
  * the same, only without it), an index of a removed column (or one a failed build left invalid) is
- * dropped CONCURRENTLY, a removed column's cells are taken out of the rows (purge-cells.ts), and a
- * deleted table's partition is detached CONCURRENTLY and dropped. Looks again until a pass changes
- * nothing, so that a column added while an index was being built is not missed. Answers what it did.
+ * dropped CONCURRENTLY, the cells of `removed` columns are taken out of the rows (purge-cells.ts),
+ * and a deleted table's partition is detached CONCURRENTLY and dropped. Looks again until a pass
+ * changes nothing, so that a column added while an index was being built is not missed. Answers what
+ * it did.
  */
 export async function reconcileRowIndexes(
   pool: Pool,
   tableId: string,
+  removed: readonly string[] = [],
   signal?: AbortSignal,
 ): Promise<Reconciled> {
   const done: string[] = [];
-  let unfinished = false;
   const client = await pool.connect();
   try {
     // An index build over a million rows takes longer than a request may.
     await client.query('SET statement_timeout = 0');
     for (let pass = 0; pass < 10; pass++) {
       const { rows } = await client.query<StorageRow>(
-        `SELECT partition, columns, dropped, deleted FROM ${ROW_STORAGE} WHERE table_id = $1`,
+        `SELECT partition, columns, deleted FROM ${ROW_STORAGE} WHERE table_id = $1`,
         [tableId],
       );
       const storage = rows[0];
-      if (!storage?.partition) return { done, unfinished };
+      if (!storage?.partition) return { done, unfinished: false };
       const { partition } = storage;
       if (storage.deleted) {
         const { rows: attached } = await client.query(
           `SELECT 1 FROM pg_inherits WHERE inhrelid = to_regclass($1) AND inhparent = to_regclass($2)`,
-          [quote(partition), quote(ROWS)],
+          [quoteIdent(partition), quoteIdent(ROWS)],
         );
         if (attached.length > 0)
-          await client.query(`ALTER TABLE ${quote(ROWS)} DETACH PARTITION ${quote(partition)} CONCURRENTLY`);
-        await client.query(`DROP TABLE IF EXISTS ${quote(partition)}`);
+          await client.query(
+            `ALTER TABLE ${quoteIdent(ROWS)} DETACH PARTITION ${quoteIdent(partition)} CONCURRENTLY`,
+          );
+        await client.query(`DROP TABLE IF EXISTS ${quoteIdent(partition)}`);
         await client.query(
           `UPDATE ${ROW_STORAGE} SET partition = NULL WHERE table_id = $1 AND partition = $2`,
           [tableId, partition],
         );
         done.push(`dropped ${partition}`);
-        return { done, unfinished };
+        return { done, unfinished: false };
       }
-      const wanted = wantedIndexes(partition, storage.columns);
-      const names = new Set(wanted.map((i) => i.name));
-      const existing = await existingIndexes(client, partition);
-      const valid = new Set(existing.filter((i) => i.valid).map((i) => i.name));
-      const steps = [
-        ...existing.filter((i) => !i.valid || !names.has(i.name)).map((i) => dropIndexSql(i.name, true)),
-        ...wanted.filter((i) => !valid.has(i.name)).map((i) => createIndexSql(partition, i, true)),
-      ];
+      const steps = indexChanges(partition, storage.columns, await existingIndexes(client, partition), true);
+      if (steps.length === 0) break;
       for (const step of steps) {
         await client.query(step);
         done.push(step.split('\n')[0]!);
       }
-      // The indexes first: a removed column's go at once, its cells' bytes after.
-      if (storage.dropped.length > 0 && !unfinished) {
-        if (await purgeDroppedCells(client, tableId, partition, storage.dropped, signal))
-          done.push(`purged the cells of ${storage.dropped.join(', ')}`);
-        else unfinished = true;
-      } else if (steps.length === 0) return { done, unfinished };
     }
-    return { done, unfinished };
+    // After the indexes: a removed column's go at once, the bytes of its cells after.
+    if (removed.length === 0) return { done, unfinished: false };
+    const { rows } = await client.query<{ partition: string | null }>(
+      `SELECT partition FROM ${ROW_STORAGE} WHERE table_id = $1 AND NOT deleted`,
+      [tableId],
+    );
+    const partition = rows[0]?.partition;
+    if (!partition) return { done, unfinished: false };
+    if (!(await purgeRemovedCells(client, tableId, partition, removed, signal)))
+      return { done, unfinished: true };
+    done.push(`took the cells of ${removed.join(', ')} out of the rows`);
+    return { done, unfinished: false };
   } finally {
     client.release(true);
   }
@@ -103,16 +101,16 @@ export const rowIndexesWorker: WorkerFactory = (deps) => ({
   // A build over a million rows takes a while: the lease is renewed while it runs.
   leaseMs: 60_000,
   async handle(item, signal) {
-    const { tableId } = item.payload as { tableId: string };
-    const { done, unfinished } = await reconcileRowIndexes(deps.pool, tableId, signal);
+    const { tableId, removed } = item.payload as RowIndexesPayload;
+    const { done, unfinished } = await reconcileRowIndexes(deps.pool, tableId, removed, signal);
     if (done.length > 0) deps.logger.info({ tableId, done }, 'rows: table storage changed');
     if (unfinished) {
       // Stopped: the item goes back to the queue unsettled, for whoever takes it next.
-      if (signal.aborted) throw new Error('row-indexes: stopped before the purge had ended');
+      if (signal.aborted) throw new Error('row-indexes: stopped before the removed cells were out');
       return {
         status: 'retry',
         at: new Date(deps.clock().getTime() + 5_000),
-        error: 'rows being written: purge again',
+        error: 'rows of the table kept being written: their removed cells are taken out later',
       };
     }
     return { status: 'done' };

@@ -1,4 +1,3 @@
-import type { DataType } from '../../src/domain/columns/fields.ts';
 import type { RowBatchEvent, RowEvent } from '../../src/domain/rows/events.ts';
 import { type CellStatus, mergeCells, statusesAt } from '../../src/domain/rows/row-state.ts';
 import type { StoredRow } from '../../src/domain/rows/view.ts';
@@ -12,25 +11,10 @@ import {
   runCellStatus,
   writeRunCells,
 } from './run-cells.ts';
-import {
-  createIndexSql,
-  createPartition,
-  dropIndexSql,
-  existingIndexes,
-  INLINE_DELETE_ROWS,
-  ROW_INDEXES_KIND,
-  ROW_STORAGE,
-  ROWS,
-  storageTables,
-  wantedIndexes,
-} from './storage.ts';
+import { ROW_STORAGE, ROWS, storageTables } from './storage.ts';
+import { type RowWriteEvent, STORAGE_EVENTS, Storage, type StorageEvent } from './table-storage.ts';
 
 export { ROW_STORAGE, ROWS };
-
-type StorageEvent = RecordedOf<
-  Extract<TableEvent, { type: 'TableDeleted' | 'ColumnAdded' | 'ColumnRemoved' }>
->;
-const STORAGE_EVENTS = new Set(['TableDeleted', 'ColumnAdded', 'ColumnRemoved']);
 
 /** The columns of the read model, in the order `storedFromRow` expects. */
 export const ROW_FIELDS = 'id, cells, cell_status, created_at, updated_at, revision';
@@ -75,7 +59,7 @@ interface Slot {
 
 const keyOf = (tableId: string, rowId: string) => `${tableId} ${rowId}`;
 
-type Event = RecordedOf<RowEvent | RowBatchEvent> | RunCellsEvent;
+type Event = RowWriteEvent;
 
 /** The rows an event touches: every row of an insert batch or of a run's event, or the one row of a change. */
 const rowsOf = (event: Event): string[] => {
@@ -167,8 +151,8 @@ export const rowsProjection: Projection<
   | Extract<TableEvent, { type: 'TableDeleted' | 'ColumnAdded' | 'ColumnRemoved' }>
 > = {
   name: 'rows',
-  // 2: partitioned by table, with key indexes and row counts. 3: removed columns' cells purged.
-  version: 3,
+  // 2: partitioned by table, with key indexes and row counts.
+  version: 2,
   // A read model: its commits (one per batch of a run's rows) wake no worker; the row-indexes worker
   // it enqueues for finds its items within a second of polling.
   enqueues: [],
@@ -189,6 +173,7 @@ export const rowsProjection: Projection<
       if (STORAGE_EVENTS.has(event.type)) storage.change(event as StorageEvent);
       else events.push(event as Event);
     }
+    for (const event of events) storage.written(event);
     // Rows of a table deleted by the end of the batch go with it: they are not written at all.
     const kept = events.filter((e) => !storage.deletedAtEnd(e.data.tableId));
     await storage.partitionsFor(kept.filter((e) => e.type === 'RowsInserted').map((e) => e.data.tableId));
@@ -201,167 +186,6 @@ export const rowsProjection: Projection<
 const tablesOf = (batch: readonly { data: { tableId: string } }[]) => [
   ...new Set(batch.map((e) => e.data.tableId)),
 ];
-
-interface TableStorage {
-  table_id: string;
-  partition: string | null;
-  row_count: number;
-  columns: Record<string, DataType>;
-  /** Removed columns whose cells may still be in the partition's rows. */
-  dropped: string[];
-  deleted: boolean;
-}
-
-/**
- * The storage rows of the tables a batch touches, read and locked once, changed in memory by the
- * batch's column and table events, and written back with the row counts. What a change needs of a
- * partition's indexes happens here in a rebuild's shadow tables (nobody reads them yet), and in the
- * live tables by the row-indexes worker (processes/rows/row-indexes.ts), CONCURRENTLY, so that no read
- * or write of a large table waits for an index build.
- */
-class Storage {
-  /** Tables with a partition whose columns or existence changed: the event that changed each last. */
-  private readonly changed = new Map<string, string>();
-  /** Tables whose partition this batch made (with their indexes). */
-  private readonly created = new Set<string>();
-
-  private constructor(
-    private readonly ctx: ApplyContext,
-    private readonly tables: Map<string, TableStorage>,
-    /** A rebuild's shadow tables: nobody reads them, so schema changes are made in place. */
-    private readonly shadow: boolean,
-  ) {}
-
-  static async read(ctx: ApplyContext, tableIds: readonly string[]): Promise<Storage> {
-    const { rows } = await ctx.tx.query<TableStorage & { row_count: string }>(
-      `SELECT table_id, partition, row_count, columns, dropped, deleted FROM ${ctx.table(ROW_STORAGE)}
-       WHERE table_id = ANY($1::text[]) FOR UPDATE`,
-      [tableIds],
-    );
-    const tables = new Map(rows.map((r) => [r.table_id, { ...r, row_count: Number(r.row_count) }]));
-    for (const tableId of tableIds) {
-      if (!tables.has(tableId))
-        tables.set(tableId, {
-          table_id: tableId,
-          partition: null,
-          row_count: 0,
-          columns: {},
-          dropped: [],
-          deleted: false,
-        });
-    }
-    return new Storage(ctx, tables, ctx.table(ROWS) !== ROWS);
-  }
-
-  /** The tables that have a partition (rows of others cannot exist). */
-  withRows(): string[] {
-    return [...this.tables.values()].filter((t) => t.partition !== null).map((t) => t.table_id);
-  }
-
-  deletedAtEnd(tableId: string): boolean {
-    return this.tables.get(tableId)?.deleted === true;
-  }
-
-  change(event: StorageEvent): void {
-    const table = this.tables.get(event.data.tableId)!;
-    if (event.type === 'ColumnAdded')
-      table.columns = { ...table.columns, [event.data.columnId]: event.data.dataType };
-    else if (event.type === 'ColumnRemoved') {
-      const { [event.data.columnId]: _, ...rest } = table.columns;
-      table.columns = rest;
-      // Its cells go too, after its indexes: any row may hold some, even one this batch inserts before
-      // its partition is made.
-      if (!table.dropped.includes(event.data.columnId))
-        table.dropped = [...table.dropped, event.data.columnId];
-    } else table.deleted = true;
-    if (table.partition !== null || event.type === 'ColumnRemoved')
-      this.changed.set(table.table_id, event.id);
-  }
-
-  /** Partitions for the tables that get rows in this batch and have none yet, indexed for their columns. */
-  async partitionsFor(tableIds: readonly string[]): Promise<void> {
-    for (const tableId of new Set(tableIds)) {
-      const table = this.tables.get(tableId)!;
-      if (table.partition !== null) continue;
-      table.partition = await createPartition(this.ctx.tx, this.ctx.table(ROWS), tableId, table.columns);
-      this.created.add(tableId);
-    }
-  }
-
-  /** Writes the storage rows back, the row counts moved by `counts`, and makes or enqueues index changes. */
-  async save(counts: ReadonlyMap<string, number>): Promise<void> {
-    const rows = [...this.tables.values()];
-    for (const table of rows) {
-      table.row_count += counts.get(table.table_id) ?? 0;
-      if (table.deleted) await this.deleteRows(table);
-      else if (table.partition === null) table.dropped = [];
-      else if (this.shadow && this.changed.has(table.table_id))
-        await this.reshapeInPlace(table, !this.created.has(table.table_id));
-    }
-    await this.ctx.tx.query(
-      `INSERT INTO ${this.ctx.table(ROW_STORAGE)} AS s (table_id, partition, row_count, columns, dropped, deleted)
-       SELECT table_id, partition, row_count, columns, dropped, deleted
-       FROM json_to_recordset($1::json)
-         AS r(table_id text, partition text, row_count bigint, columns jsonb, dropped text[], deleted boolean)
-       ON CONFLICT (table_id) DO UPDATE SET partition = EXCLUDED.partition, row_count = EXCLUDED.row_count,
-         columns = EXCLUDED.columns, dropped = EXCLUDED.dropped, deleted = EXCLUDED.deleted`,
-      [JSON.stringify(rows)],
-    );
-    if (this.shadow || this.changed.size === 0) return;
-    // One item per event that asked (a settled item is kept a while, so an id is never enqueued
-    // twice), one at a time per table; each brings the table's partition to what its storage row says.
-    const partitioned = [...this.changed].filter(([tableId]) => this.tables.get(tableId)!.partition !== null);
-    if (partitioned.length === 0) return;
-    await this.ctx.enqueue(
-      partitioned.map(([tableId, eventId]) => ({
-        id: `${ROW_INDEXES_KIND}:${tableId}:${eventId}`,
-        kind: ROW_INDEXES_KIND,
-        organizationId: 'system',
-        groupKey: tableId,
-        groupLimit: 1,
-        payload: { tableId },
-      })),
-    );
-  }
-
-  /**
-   * A deleted table's rows: in a rebuild its partition is dropped; live, a small table's rows are
-   * deleted at once, and the row-indexes worker detaches and drops the partition (a large table's with
-   * its rows) without locking table_rows.
-   */
-  private async deleteRows(table: TableStorage): Promise<void> {
-    if (table.partition === null) return;
-    if (this.shadow) {
-      await this.ctx.tx.query(`DROP TABLE IF EXISTS "${table.partition}"`);
-      table.partition = null;
-    } else if (table.row_count <= INLINE_DELETE_ROWS)
-      await this.ctx.tx.query(`DELETE FROM "${table.partition}"`);
-    table.row_count = 0;
-    table.dropped = [];
-  }
-
-  /**
-   * A shadow partition made what its table's columns say, in the rebuild's transaction: its indexes
-   * (`reindex`: those of a partition made in this batch are made for its columns already), and no
-   * cells of removed columns.
-   */
-  private async reshapeInPlace(table: TableStorage, reindex: boolean): Promise<void> {
-    const { tx } = this.ctx;
-    const partition = table.partition!;
-    if (reindex) {
-      const wanted = wantedIndexes(partition, table.columns);
-      const names = new Set(wanted.map((i) => i.name));
-      for (const index of await existingIndexes(tx, partition))
-        if (!names.has(index.name) || !index.valid) await tx.query(dropIndexSql(index.name, false));
-      for (const index of wanted) await tx.query(createIndexSql(partition, index, false));
-    }
-    if (table.dropped.length === 0) return;
-    await tx.query(`UPDATE "${partition}" SET cells = cells - $1::text[] WHERE cells ?| $1::text[]`, [
-      table.dropped,
-    ]);
-    table.dropped = [];
-  }
-}
 
 type InsertEvent = RecordedOf<RowBatchEvent>;
 

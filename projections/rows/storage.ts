@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DataType } from '../../src/domain/columns/fields.ts';
 import { columnKey, isIndexedType } from '../../src/domain/rows/keys.ts';
+import { quoteIdent } from '../../src/projection/shadow-tables.ts';
 import type { ApplyContext } from '../../src/projection/types.ts';
 
 /**
@@ -12,13 +13,16 @@ import type { ApplyContext } from '../../src/projection/types.ts';
  * indexes on one shared table and a typed table per research table in docs/architecture.md.
  *
  * `table_row_storage` says, per research table, which partition holds its rows, how many it holds
- * (kept as rows come and go: the tables API shows it), the columns the partition is indexed for, and
- * the removed columns whose cells are still to be taken out of its rows.
+ * (kept as rows come and go: the tables API shows it) and the columns the partition is indexed for. A
+ * removed column's cells are taken out of the rows after its indexes (processes/rows/purge-cells.ts).
  */
 export const ROWS = 'table_rows';
 export const ROW_STORAGE = 'table_row_storage';
 
-/** Work items that build and drop indexes, and drop a deleted table's partition, off the projection. */
+/**
+ * Work items that build and drop indexes, take removed columns' cells out of the rows, and drop a
+ * deleted table's partition, off the projection (processes/rows/).
+ */
 export const ROW_INDEXES_KIND = 'row-indexes';
 
 /**
@@ -54,9 +58,6 @@ export const storageTables = {
       row_count bigint NOT NULL DEFAULT 0,
       -- The table's current columns: column id -> data type.
       columns jsonb NOT NULL DEFAULT '{}',
-      -- Removed columns whose cells may still be in the partition's rows (the row-indexes worker
-      -- takes them out, then their ids from here).
-      dropped text[] NOT NULL DEFAULT '{}',
       deleted boolean NOT NULL DEFAULT false
     )`,
   ],
@@ -74,8 +75,6 @@ export const indexName = (partition: string, columnId: string, desc: boolean) =>
 /** The name pattern of key indexes (indexName), for telling them from the primary key. */
 export const KEY_INDEX = /_[0-9a-f]{10}_[ad]$/;
 
-const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
-
 export interface KeyIndex {
   name: string;
   columnId: string;
@@ -92,13 +91,46 @@ export function wantedIndexes(partition: string, columns: Readonly<Record<string
     );
 }
 
+/** What a row-indexes work item asks: the table, and removed columns whose cells are to leave its rows. */
+export interface RowIndexesPayload {
+  tableId: string;
+  removed?: string[];
+}
+
+/**
+ * The statements that bring a partition's key indexes from `existing` to what its columns want: the
+ * unwanted or invalid ones dropped, the missing ones built.
+ */
+export function indexChanges(
+  partition: string,
+  columns: Readonly<Record<string, DataType>>,
+  existing: readonly { name: string; valid: boolean }[],
+  concurrently: boolean,
+): string[] {
+  const wanted = wantedIndexes(partition, columns);
+  const names = new Set(wanted.map((i) => i.name));
+  const valid = new Set(existing.filter((i) => i.valid).map((i) => i.name));
+  return [
+    ...existing.filter((i) => !i.valid || !names.has(i.name)).map((i) => dropIndexSql(i.name, concurrently)),
+    ...wanted.filter((i) => !valid.has(i.name)).map((i) => createIndexSql(partition, i, concurrently)),
+  ];
+}
+
+/**
+ * Removed columns' cells and statuses taken out of rows, as SQL over a row `r` given the placeholder of
+ * their ids (text[]): `holdsRemoved` finds the rows that hold any, `withoutRemoved` is the SET.
+ */
+export const holdsRemoved = (ids: string) => `(r.cells ?| ${ids} OR r.cell_status ?| ${ids})`;
+export const withoutRemoved = (ids: string) =>
+  `cells = r.cells - ${ids}, cell_status = r.cell_status - ${ids}`;
+
 /** CREATE INDEX of a key index (CONCURRENTLY outside a transaction, for a table in use). */
 export const createIndexSql = (partition: string, index: KeyIndex, concurrently: boolean) =>
-  `CREATE INDEX ${concurrently ? 'CONCURRENTLY ' : ''}IF NOT EXISTS ${quote(index.name)} ON ${quote(partition)}
+  `CREATE INDEX ${concurrently ? 'CONCURRENTLY ' : ''}IF NOT EXISTS ${quoteIdent(index.name)} ON ${quoteIdent(partition)}
    (${columnKey(index.dataType, index.columnId, 'cells')} ${index.desc ? 'DESC ' : ''}NULLS LAST, id)`;
 
 export const dropIndexSql = (name: string, concurrently: boolean) =>
-  `DROP INDEX ${concurrently ? 'CONCURRENTLY ' : ''}IF EXISTS ${quote(name)}`;
+  `DROP INDEX ${concurrently ? 'CONCURRENTLY ' : ''}IF EXISTS ${quoteIdent(name)}`;
 
 /** The key indexes a partition has, valid or not (a CONCURRENTLY build that failed leaves one invalid). */
 export async function existingIndexes(
@@ -108,7 +140,7 @@ export async function existingIndexes(
   const { rows } = await db.query<{ name: string; valid: boolean }>(
     `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
      WHERE i.indrelid = to_regclass($1)`,
-    [quote(partition)],
+    [quoteIdent(partition)],
   );
   return rows.filter((r) => KEY_INDEX.test(r.name));
 }
@@ -126,14 +158,16 @@ export async function createPartition(
   columns: Readonly<Record<string, DataType>>,
 ): Promise<string> {
   const partition = partitionName(parent, tableId);
-  await tx.query(`CREATE TABLE IF NOT EXISTS ${quote(partition)} (LIKE ${quote(parent)} INCLUDING DEFAULTS)`);
   await tx.query(
-    `ALTER TABLE ${quote(partition)} ADD CONSTRAINT ${quote(`${partition}_pkey`)} PRIMARY KEY (table_id, id)`,
+    `CREATE TABLE IF NOT EXISTS ${quoteIdent(partition)} (LIKE ${quoteIdent(parent)} INCLUDING DEFAULTS)`,
+  );
+  await tx.query(
+    `ALTER TABLE ${quoteIdent(partition)} ADD CONSTRAINT ${quoteIdent(`${partition}_pkey`)} PRIMARY KEY (table_id, id)`,
   );
   for (const index of wantedIndexes(partition, columns))
     await tx.query(createIndexSql(partition, index, false));
   await tx.query(
-    `ALTER TABLE ${quote(parent)} ATTACH PARTITION ${quote(partition)} FOR VALUES IN (${literal(tableId)})`,
+    `ALTER TABLE ${quoteIdent(parent)} ATTACH PARTITION ${quoteIdent(partition)} FOR VALUES IN (${literal(tableId)})`,
   );
   return partition;
 }

@@ -6,11 +6,23 @@ import type { TableNames } from '../../src/projection/types.ts';
  * The rows read model's tables (rows, partitioned by table, and the storage of each table) made under
  * names of their own (`<name>` and `<name>_storage`), for a test applying events to them directly.
  * Under names other than the live ones, the read model treats them as a rebuild's shadow tables:
- * index changes are made in its transaction rather than by the row-indexes worker.
+ * index changes are made in its transaction rather than by the row-indexes worker. `columns` are the
+ * tables' columns (table id -> column ids) as ColumnAdded events would have left them: a write that
+ * names a column its table does not have is taken for the late write of a removed column, whose cells
+ * the read model takes out again.
  */
-export async function rowsTables(pool: Pool, name: string): Promise<TableNames> {
+export async function rowsTables(
+  pool: Pool,
+  name: string,
+  columns: Record<string, readonly string[]> = {},
+): Promise<TableNames> {
   const names: Record<string, string> = { [ROWS]: name, [ROW_STORAGE]: `${name}_storage` };
   for (const [logical, ddl] of Object.entries(rowsProjection.tables))
     for (const statement of ddl(names[logical]!)) await pool.query(statement);
+  for (const [tableId, ids] of Object.entries(columns))
+    await pool.query(`INSERT INTO ${names[ROW_STORAGE]} (table_id, columns) VALUES ($1, $2)`, [
+      tableId,
+      Object.fromEntries(ids.map((id) => [id, 'text'])),
+    ]);
   return (logical) => names[logical]!;
 }

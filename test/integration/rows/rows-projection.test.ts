@@ -23,7 +23,8 @@ test.before.each(async (ctx) => {
   ctx.db = await freshDatabase();
   ctx.store = new PostgresEventStore(ctx.db.pool, testRegistry);
   source = ctx.store;
-  for (const name of ['rows_sql', 'rows_memory']) tables.set(name, await rowsTables(ctx.db.pool, name));
+  for (const name of ['rows_sql', 'rows_memory'])
+    tables.set(name, await rowsTables(ctx.db.pool, name, { t1: COLUMNS }));
 });
 test.after.each(async (ctx) => {
   await ctx.store.close();
@@ -34,6 +35,8 @@ type Event = RecordedOf<RowEvent | RowBatchEvent>;
 const tables = new Map<string, TableNames>();
 const AT = '2026-01-02T03:04:05.678Z';
 const LATER = '2026-01-03T00:00:00.000Z';
+/** The columns of table t1 the cases write. */
+const COLUMNS = ['col_a', 'col_b', 'col_j', 'col_n', 'col_other', 'col_sum'];
 
 const insert = (batchId: string, rows: { rowId: string; cells: object; statuses?: object }[]) => ({
   type: 'RowsInserted',

@@ -1,10 +1,11 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { service } from '../../../app/modules.ts';
-import { PURGE_RANGE_ROWS, purgeDroppedCells } from '../../../processes/rows/purge-cells.ts';
+import { PURGE_RANGE_ROWS, purgeRemovedCells } from '../../../processes/rows/purge-cells.ts';
 import { rowIndexesWorker } from '../../../processes/rows/row-indexes.ts';
 import { ROW_STORAGE, rowsProjection } from '../../../projections/rows/rows.ts';
 import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
+import { rowStream } from '../../../src/domain/rows/row-state.ts';
 import { rebuildProjection } from '../../../src/projection/rebuild.ts';
 import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
@@ -13,9 +14,10 @@ import { createColumns, insertRows, listAll, rowPath } from '../../support/rows.
 import { createTable } from '../../support/tables.ts';
 
 /*
- * A removed column's storage goes: its indexes at once (rows-indexes.test.ts), then its cells, taken
- * out of every row by the row-indexes worker (processes/rows/purge-cells.ts) in short statements that
- * never wait for a row being written, and by a rebuild in its own transaction.
+ * A removed column's storage goes: its indexes at once (rows-indexes.test.ts), then its cells and
+ * statuses, taken out of every row by the row-indexes worker (processes/rows/purge-cells.ts) in short
+ * statements that never wait for a row being written, again when a write names the column after its
+ * removal, and by a rebuild in its own transaction.
  */
 const test = suite<{ t: TestApp; key: string }>('rows read model: a removed column leaves no cells behind');
 
@@ -30,10 +32,18 @@ test.before(async (ctx) => {
 });
 test.after(async (ctx) => ctx.t.close());
 
-/** A table of `count` rows with a kept text column and, to remove, a number and a JSON column. */
+/**
+ * A table of `count` rows with a kept text column and, to remove, a number, a JSON and an enrichment
+ * column (every row holds a status of the enrichment one).
+ */
 async function seeded(t: TestApp, key: string, count: number) {
   const tableId = await createTable(t.app, key);
-  const made = await createColumns(t.app, key, tableId, { name: 'text', gone: 'number', blob: 'json' });
+  const made = await createColumns(t.app, key, tableId, {
+    name: 'text',
+    score: 'number',
+    blob: 'json',
+    summary: { dataType: 'text', kind: 'enrichment' },
+  });
   for (let from = 0; from < count; from += 1000) {
     await insertRows(
       t.app,
@@ -41,7 +51,7 @@ async function seeded(t: TestApp, key: string, count: number) {
       tableId,
       Array.from({ length: Math.min(1000, count - from) }, (_, j) => ({
         name: `Row ${from + j}`,
-        gone: from + j,
+        score: from + j,
         blob: { n: from + j, tags: ['a', 'b'] },
       })),
     );
@@ -52,25 +62,33 @@ async function seeded(t: TestApp, key: string, count: number) {
   return { tableId, made, partition: rows[0].partition as string };
 }
 
-/** Rows of the partition whose stored cells hold any of `ids`. */
+/** Rows of the partition whose stored cells or statuses hold any of `ids`. */
 async function holding(t: TestApp, partition: string, ids: string[]): Promise<number> {
-  const { rows } = await t.db.pool.query(`SELECT count(*)::int AS n FROM "${partition}" WHERE cells ?| $1`, [
-    ids,
-  ]);
+  const { rows } = await t.db.pool.query(
+    `SELECT count(*)::int AS n FROM "${partition}" WHERE cells ?| $1 OR cell_status ?| $1`,
+    [ids],
+  );
   return rows[0].n;
 }
 
-const droppedOf = async (t: TestApp, tableId: string): Promise<string[]> =>
-  (await t.db.pool.query(`SELECT dropped FROM ${ROW_STORAGE} WHERE table_id = $1`, [tableId])).rows[0]
-    .dropped;
+async function deleteColumn(t: TestApp, key: string, tableId: string, columnId: string) {
+  const removed = await call(t.app, 'DELETE', `/api/tables/${tableId}/columns/${columnId}`, {
+    headers: bearer(key),
+  });
+  assert.is(removed.status, 204);
+}
 
-test('removed columns, indexed or JSON, lose their cells in every row; the rows read the same', async ({
+test('removed columns, indexed, JSON or enrichment, lose their cells and statuses in every row; the rows read the same', async ({
   t,
   key,
 }) => {
   const count = 2 * PURGE_RANGE_ROWS + 300;
   const { tableId, made, partition } = await seeded(t, key, count);
-  const ids = [made.gone.id, made.blob.id];
+  const ids = [made.score.id, made.blob.id, made.summary.id];
+  await t.db.pool.query(
+    `UPDATE "${partition}" SET cell_status = jsonb_build_object($1::text, '{"status":"done","updatedAt":"2026-01-01T00:00:00.000Z"}'::jsonb)`,
+    [made.summary.id],
+  );
   assert.is(await holding(t, partition, ids), count);
   const before = await listAll(t.app, key, tableId, 'limit=1000');
   const etagOf = async () =>
@@ -79,22 +97,14 @@ test('removed columns, indexed or JSON, lose their cells in every row; the rows 
   const { rows: versions } = await t.db.pool.query(
     `SELECT id, revision, updated_at FROM "${partition}" ORDER BY id LIMIT 5`,
   );
-  for (const column of [made.gone, made.blob]) {
-    const removed = await call(t.app, 'DELETE', `/api/tables/${tableId}/columns/${column.id}`, {
-      headers: bearer(key),
-    });
-    assert.is(removed.status, 204);
-  }
-  await eventually('the cells purged', async () => (await holding(t, partition, ids)) === 0);
-  await eventually(
-    'the storage row lists nothing left',
-    async () => (await droppedOf(t, tableId)).length === 0,
-  );
+  for (const column of [made.score, made.blob, made.summary]) await deleteColumn(t, key, tableId, column.id);
+  await eventually('the cells and statuses purged', async () => (await holding(t, partition, ids)) === 0);
+  assert.is(await holding(t, partition, [made.name.id]), count, 'the kept column kept its cells');
   const after = await listAll(t.app, key, tableId, 'limit=1000');
   assert.is(after.length, count);
   assert.equal(
-    after.map((r) => [r.id, r.cells, r.updatedAt]),
-    before.map((r) => [r.id, { name: r.cells.name }, r.updatedAt]),
+    after.map((r) => [r.id, r.cells, r.cellStatus, r.updatedAt]),
+    before.map((r) => [r.id, { name: r.cells.name }, {}, r.updatedAt]),
     'the API showed none of their cells before, and shows the same rows after',
   );
   const { rows: still } = await t.db.pool.query(
@@ -104,22 +114,51 @@ test('removed columns, indexed or JSON, lose their cells in every row; the rows 
   assert.is(await etagOf(), etag);
 });
 
+test('a write that names a removed column after its purge has its cells taken out again', async ({
+  t,
+  key,
+}) => {
+  const { tableId, made, partition } = await seeded(t, key, 20);
+  await deleteColumn(t, key, tableId, made.score.id);
+  await eventually('the cells purged', async () => (await holding(t, partition, [made.score.id])) === 0);
+  // As the last result of a run stopped by the column's delete lands: after the removal, in the row's stream.
+  const { rows } = await t.db.pool.query(`SELECT id FROM "${partition}" ORDER BY id LIMIT 1`);
+  await t.deps.store.append(rowStream.name(tableId, rows[0].id), [
+    {
+      type: 'RowCellsChanged',
+      data: {
+        tableId,
+        rowId: rows[0].id,
+        cells: { [made.score.id]: 7 },
+        statuses: {},
+        at: new Date().toISOString(),
+      },
+    },
+  ]);
+  await eventually('the late cell purged too', async () => {
+    const { rows: row } = await t.db.pool.query(`SELECT revision FROM "${partition}" WHERE id = $1`, [
+      rows[0].id,
+    ]);
+    return Number(row[0].revision) === 1 && (await holding(t, partition, [made.score.id])) === 0;
+  });
+});
+
 test('a row being written is skipped, never waited for, and purged once it is free', async ({ t, key }) => {
   const { tableId, made, partition } = await seeded(t, key, 50);
-  const ids = [made.gone.id];
+  const ids = [made.score.id];
   const busy = await t.db.pool.connect();
   const purger = await t.db.pool.connect();
   try {
     await busy.query('BEGIN');
     const { rows } = await busy.query(`SELECT id FROM "${partition}" ORDER BY id LIMIT 1 FOR UPDATE`);
     const started = Date.now();
-    assert.is(await purgeDroppedCells(purger, tableId, partition, ids), false, 'a range stayed busy');
+    assert.is(await purgeRemovedCells(purger, tableId, partition, ids), false, 'a range stayed busy');
     assert.ok(Date.now() - started < 10_000, 'it gave up rather than waiting for the lock');
     assert.is(await holding(t, partition, ids), 1, 'every row but the locked one purged');
     const { rows: left } = await t.db.pool.query(`SELECT id FROM "${partition}" WHERE cells ? $1`, ids);
     assert.equal(left, rows);
     await busy.query('COMMIT');
-    assert.is(await purgeDroppedCells(purger, tableId, partition, ids), true);
+    assert.is(await purgeRemovedCells(purger, tableId, partition, ids), true);
     assert.is(await holding(t, partition, ids), 0);
   } finally {
     await busy.query('ROLLBACK').catch(() => {});
@@ -130,19 +169,14 @@ test('a row being written is skipped, never waited for, and purged once it is fr
 
 test('a rebuild leaves no cells of a removed column in the rows it writes again', async ({ t, key }) => {
   const { tableId, made } = await seeded(t, key, 1200);
-  const removed = await call(t.app, 'DELETE', `/api/tables/${tableId}/columns/${made.blob.id}`, {
-    headers: bearer(key),
-  });
-  assert.is(removed.status, 204);
+  await deleteColumn(t, key, tableId, made.blob.id);
   const result = await rebuildProjection(t.deps.store, t.db.pool, rowsProjection, { actor: 'test' });
   assert.is(result.outcome, 'swapped');
-  const { rows } = await t.db.pool.query(
-    `SELECT partition, dropped FROM ${ROW_STORAGE} WHERE table_id = $1`,
-    [tableId],
-  );
-  assert.equal(rows[0].dropped, []);
+  const { rows } = await t.db.pool.query(`SELECT partition FROM ${ROW_STORAGE} WHERE table_id = $1`, [
+    tableId,
+  ]);
   assert.is(await holding(t, rows[0].partition, [made.blob.id]), 0);
-  assert.is(await holding(t, rows[0].partition, [made.gone.id]), 1200, 'the kept columns kept theirs');
+  assert.is(await holding(t, rows[0].partition, [made.score.id]), 1200, 'the kept columns kept theirs');
 });
 
 test.run();

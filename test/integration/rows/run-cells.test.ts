@@ -21,7 +21,7 @@ const test = suite<{ db: TestDatabase; store: PostgresEventStore }>('rows read m
 test.before.each(async (ctx) => {
   ctx.db = await freshDatabase();
   ctx.store = new PostgresEventStore(ctx.db.pool, testRegistry);
-  tables = await rowsTables(ctx.db.pool, 'rows_t');
+  tables = await rowsTables(ctx.db.pool, 'rows_t', { t1: [COL] });
 });
 test.after.each(async (ctx) => {
   await ctx.store.close();
