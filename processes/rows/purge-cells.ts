@@ -29,14 +29,15 @@ export async function purgeRemovedCells(
   const p = quoteIdent(partition);
   /** Purges the rows of (after, last]: whether none was left for being busy. */
   const purge = async (after: string, last: string) => {
+    // Each step bounded by the range's keys, so that no plan can read the whole partition.
+    const range = 'r.table_id = $1 AND r.id > $2 AND r.id <= $3';
     const { rows } = await client.query<{ busy: number }>(
-      `WITH holding AS (
-         SELECT r.id FROM ${p} r WHERE r.table_id = $1 AND r.id > $2 AND r.id <= $3 AND ${holdsRemoved('$4::text[]')}),
+      `WITH holding AS (SELECT r.id FROM ${p} r WHERE ${range} AND ${holdsRemoved('$4::text[]')}),
        free AS (
-         SELECT r.id FROM ${p} r WHERE r.table_id = $1 AND r.id IN (SELECT id FROM holding) FOR UPDATE SKIP LOCKED),
+         SELECT r.id FROM ${p} r WHERE ${range} AND r.id IN (SELECT id FROM holding) FOR UPDATE SKIP LOCKED),
        purged AS (
-         UPDATE ${p} r SET ${withoutRemoved('$4::text[]')} FROM free
-         WHERE r.table_id = $1 AND r.id = free.id RETURNING 1)
+         UPDATE ${p} r SET ${withoutRemoved('$4::text[]')} FROM free WHERE ${range} AND r.id = free.id
+         RETURNING 1)
        SELECT (SELECT count(*) FROM holding) - (SELECT count(*) FROM purged) AS busy`,
       [tableId, after, last, removed],
     );
