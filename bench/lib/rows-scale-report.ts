@@ -27,7 +27,8 @@ const LIMITS = [
   'a count and selects its rows as it goes, so its start does not read the ids the limit reads. A',
   "deleted column's cells are taken out of its rows by a worker, 1,000 rows a statement that skips",
   "rows being written, so reads and writes go on throughout; a created column's indexes are built",
-  'CONCURRENTLY.',
+  'CONCURRENTLY (the column made again here is empty in the rows already there: its build indexes',
+  'their missing values, faster than a column full of text would be).',
 ].join(' ');
 
 /** The floor's row: not a page, and no target; what every figure above it pays at least. */
