@@ -24,9 +24,10 @@ import { createTable } from '../test/support/tables.ts';
 import { openBenchApp } from './lib/bench-app.ts';
 import { startBenchServer } from './lib/postgres.ts';
 import { writeBenchmarkSection } from './lib/report.ts';
-import { COLUMNS, createPlain, DAY, EPOCH, insertPlain, rowAt, serveBare } from './lib/rows-scale-data.ts';
+import { createPlain, insertPlain, rowAt, serveBare } from './lib/rows-scale-data.ts';
 import { type Figure, FLOOR, type Measure, report, type SizeResult } from './lib/rows-scale-report.ts';
 import { schemaChanges } from './lib/rows-scale-schema.ts';
+import { COLUMN_SPECS, DAY, EPOCH } from './lib/rows-workload.ts';
 import { sized } from './lib/smoke.ts';
 import { numberFromEnv, percentile } from './lib/timing.ts';
 
@@ -114,7 +115,7 @@ try {
     const headers = bearer(key);
     const tableId = await createTable(url, key, 'At scale');
     const made = await createColumns(url, key, tableId, {
-      ...COLUMNS,
+      ...COLUMN_SPECS,
       summary: {
         dataType: 'text',
         kind: 'enrichment',

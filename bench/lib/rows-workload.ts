@@ -33,27 +33,42 @@ export function random(seed: number) {
   };
 }
 
-/** Row `i` of the data set, by column key. About one cell in twenty is left out (missing). */
+export const DAY = 86_400_000;
+export const EPOCH = Date.UTC(2015, 0, 1);
+
+/**
+ * Row `i` drawn from `next`, by column key: about one cell in twenty left out (missing), but the one
+ * named `keep`; `timeOfDay` puts the date at a time of its day, not at midnight.
+ */
+export function drawRow(
+  next: () => number,
+  i: number,
+  options: { timeOfDay?: boolean; keep?: string } = {},
+): Record<string, unknown> {
+  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
+  const company = `${pick(WORDS)} ${pick(WORDS)}`;
+  const cells: Record<string, unknown> = {
+    name: `Person ${i} ${pick(WORDS)}`,
+    email: `p${i}@${pick(WORDS).toLowerCase()}.example`,
+    company,
+    city: pick(CITIES),
+    score: Math.round(next() * 1000) / 10,
+    revenue: Math.round(next() * 100_000),
+    active: next() < 0.6,
+    signed: new Date(
+      EPOCH + Math.floor(next() * 3650) * DAY + (options.timeOfDay ? Math.floor(next() * DAY) : 0),
+    ).toISOString(),
+    site: `https://${company.replace(' ', '-').toLowerCase()}.example/${i}`,
+    data: { employees: Math.floor(next() * 5000), tags: [pick(WORDS), pick(WORDS)] },
+  };
+  for (const key of Object.keys(cells)) if (key !== options.keep && next() < 0.05) delete cells[key];
+  return cells;
+}
+
+/** The first `count` rows of the data set, drawn one after the other from one seeded generator. */
 export function makeRows(count: number, seed = 7): Record<string, unknown>[] {
   const next = random(seed);
-  const pick = <T>(list: readonly T[]) => list[Math.floor(next() * list.length)]!;
-  return Array.from({ length: count }, (_, i) => {
-    const company = `${pick(WORDS)} ${pick(WORDS)}`;
-    const cells: Record<string, unknown> = {
-      name: `Person ${i} ${pick(WORDS)}`,
-      email: `p${i}@${pick(WORDS).toLowerCase()}.example`,
-      company,
-      city: pick(CITIES),
-      score: Math.round(next() * 1000) / 10,
-      revenue: Math.round(next() * 100_000),
-      active: next() < 0.6,
-      signed: new Date(Date.UTC(2015, 0, 1) + Math.floor(next() * 3650) * 86_400_000).toISOString(),
-      site: `https://${company.replace(' ', '-').toLowerCase()}.example/${i}`,
-      data: { employees: Math.floor(next() * 5000), tags: [pick(WORDS), pick(WORDS)] },
-    };
-    for (const key of Object.keys(cells)) if (next() < 0.05) delete cells[key];
-    return cells;
-  });
+  return Array.from({ length: count }, (_, i) => drawRow(next, i));
 }
 
 /** The list's 10-rule filter (AND) and its sort. */

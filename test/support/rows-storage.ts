@@ -1,6 +1,11 @@
+import { service } from '../../app/modules.ts';
+import { rowIndexesWorker } from '../../processes/rows/row-indexes.ts';
 import { ROW_STORAGE, ROWS, rowsProjection } from '../../projections/rows/rows.ts';
+import { createAuthenticator } from '../../services/accounts/authenticator.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import type { TableNames } from '../../src/projection/types.ts';
+import { bootstrapAccount } from './accounts.ts';
+import { startTestApp, type TestApp } from './app.ts';
 
 /**
  * The rows read model's tables (rows, partitioned by table, and the storage of each table) made under
@@ -25,4 +30,19 @@ export async function rowsTables(
       Object.fromEntries(ids.map((id) => [id, 'text'])),
     ]);
   return (logical) => names[logical]!;
+}
+
+/**
+ * The service's app with, of its workers, the row-indexes one only (it builds and drops indexes and
+ * takes removed columns' cells out, processes/rows/), and an account's key: for tests of the rows
+ * read model's storage.
+ */
+export async function startRowIndexesApp(): Promise<{ t: TestApp; key: string }> {
+  const t = await startTestApp({
+    projections: service.projections,
+    routes: service.routes,
+    authenticator: createAuthenticator,
+    workers: [rowIndexesWorker],
+  });
+  return { t, key: (await bootstrapAccount(t.app)).apiKey };
 }

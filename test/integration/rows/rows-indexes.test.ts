@@ -1,21 +1,19 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { service } from '../../../app/modules.ts';
 import { findMatches } from '../../../commands/rows/upsert.ts';
-import { rowIndexesWorker } from '../../../processes/rows/row-indexes.ts';
 import { ROW_STORAGE, ROWS, rowsProjection } from '../../../projections/rows/rows.ts';
 import { indexName } from '../../../projections/rows/storage.ts';
 import { filterFromQuery, rowPredicate } from '../../../queries/rows/predicate.ts';
 import { pageQuery, parseSort } from '../../../queries/rows/row-page.ts';
-import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
 import type { Pool } from '../../../src/db/pool.ts';
 import type { RunCondition } from '../../../src/domain/columns/run-condition.ts';
 import type { RowColumn } from '../../../src/domain/rows/cells.ts';
 import { rebuildProjection } from '../../../src/projection/rebuild.ts';
-import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
-import { startTestApp, type TestApp } from '../../support/app.ts';
+import { bearer, call } from '../../support/accounts.ts';
+import type { TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';
 import { createColumns, insertRows, listAll, rowsPath } from '../../support/rows.ts';
+import { startRowIndexesApp } from '../../support/rows-storage.ts';
 import { createTable } from '../../support/tables.ts';
 
 /*
@@ -28,13 +26,7 @@ import { createTable } from '../../support/tables.ts';
 const test = suite<{ t: TestApp; key: string }>('rows read model: a partition per table, indexed per column');
 
 test.before(async (ctx) => {
-  ctx.t = await startTestApp({
-    projections: service.projections,
-    routes: service.routes,
-    authenticator: createAuthenticator,
-    workers: [rowIndexesWorker],
-  });
-  ctx.key = (await bootstrapAccount(ctx.t.app)).apiKey;
+  Object.assign(ctx, await startRowIndexesApp());
 });
 test.after(async (ctx) => ctx.t.close());
 

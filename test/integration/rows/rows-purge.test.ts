@@ -1,16 +1,14 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { service } from '../../../app/modules.ts';
 import { PURGE_RANGE_ROWS, purgeRemovedCells } from '../../../processes/rows/purge-cells.ts';
-import { rowIndexesWorker } from '../../../processes/rows/row-indexes.ts';
 import { ROW_STORAGE, rowsProjection } from '../../../projections/rows/rows.ts';
-import { createAuthenticator } from '../../../services/accounts/authenticator.ts';
 import { rowStream } from '../../../src/domain/rows/row-state.ts';
 import { rebuildProjection } from '../../../src/projection/rebuild.ts';
-import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
-import { startTestApp, type TestApp } from '../../support/app.ts';
+import { bearer, call } from '../../support/accounts.ts';
+import type { TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';
 import { createColumns, insertRows, listAll, rowPath } from '../../support/rows.ts';
+import { startRowIndexesApp } from '../../support/rows-storage.ts';
 import { createTable } from '../../support/tables.ts';
 
 /*
@@ -22,13 +20,7 @@ import { createTable } from '../../support/tables.ts';
 const test = suite<{ t: TestApp; key: string }>('rows read model: a removed column leaves no cells behind');
 
 test.before(async (ctx) => {
-  ctx.t = await startTestApp({
-    projections: service.projections,
-    routes: service.routes,
-    authenticator: createAuthenticator,
-    workers: [rowIndexesWorker],
-  });
-  ctx.key = (await bootstrapAccount(ctx.t.app)).apiKey;
+  Object.assign(ctx, await startRowIndexesApp());
 });
 test.after(async (ctx) => ctx.t.close());
 
