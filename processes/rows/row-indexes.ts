@@ -10,6 +10,7 @@ import type { Pool } from '../../src/db/pool.ts';
 import type { DataType } from '../../src/domain/columns/fields.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
 import { quoteIdent } from '../../src/projection/shadow-tables.ts';
+import { enqueue } from '../../src/work/queue.ts';
 import { purgeRemovedCells } from './purge-cells.ts';
 
 interface StorageRow {
@@ -107,11 +108,24 @@ export const rowIndexesWorker: WorkerFactory = (deps) => ({
     if (unfinished) {
       // Stopped: the item goes back to the queue unsettled, for whoever takes it next.
       if (signal.aborted) throw new Error('row-indexes: stopped before the removed cells were out');
-      return {
-        status: 'retry',
-        at: new Date(deps.clock().getTime() + 5_000),
-        error: 'rows of the table kept being written: their removed cells are taken out later',
-      };
+      // Rows kept busy are not this item failing: a fresh item tries again later, so that busy tries
+      // never use up the throws an item is allowed (MAX_THROWS, src/work/worker.ts).
+      const again = (item.payload as RowIndexesPayload).again ?? 0;
+      await enqueue(deps.pool, [
+        {
+          id: `${item.id.replace(/#\d+$/, '')}#${again + 1}`,
+          kind: ROW_INDEXES_KIND,
+          organizationId: item.organizationId,
+          groupKey: tableId,
+          groupLimit: 1,
+          payload: { tableId, removed, again: again + 1 } satisfies RowIndexesPayload,
+          runAt: new Date(deps.clock().getTime() + 5_000),
+        },
+      ]);
+      deps.logger.info(
+        { tableId, again: again + 1 },
+        'rows: removed cells left in busy rows, tried again in 5 s',
+      );
     }
     return { status: 'done' };
   },

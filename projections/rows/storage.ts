@@ -95,6 +95,8 @@ export function wantedIndexes(partition: string, columns: Readonly<Record<string
 export interface RowIndexesPayload {
   tableId: string;
   removed?: string[];
+  /** How many items tried to take `removed` out before this one, and found rows busy. */
+  again?: number;
 }
 
 /**

@@ -159,6 +159,37 @@ test('a row being written is skipped, never waited for, and purged once it is fr
   }
 });
 
+test('the worker leaves rows it found busy to a fresh item, which takes their cells out later', async ({
+  t,
+  key,
+}) => {
+  const { tableId, made, partition } = await seeded(t, key, 20);
+  const busy = await t.db.pool.connect();
+  try {
+    await busy.query('BEGIN');
+    await busy.query(`SELECT id FROM "${partition}" ORDER BY id LIMIT 1 FOR UPDATE`);
+    // A JSON column: it has no index, whose drop (CONCURRENTLY) would wait for the busy row's transaction.
+    await deleteColumn(t, key, tableId, made.blob.id);
+    const again = async () =>
+      (
+        await t.db.pool.query(`SELECT status FROM work_items WHERE kind = 'row-indexes' AND id LIKE $1`, [
+          `%#1`,
+        ])
+      ).rows;
+    await eventually('a fresh item for the busy row', async () => (await again()).length === 1);
+    assert.is(await holding(t, partition, [made.blob.id]), 1, 'all but the busy row purged meanwhile');
+    await busy.query('COMMIT');
+    await eventually(
+      'the busy row purged by it',
+      async () => (await holding(t, partition, [made.blob.id])) === 0,
+    );
+    assert.equal(await again(), [{ status: 'done' }]);
+  } finally {
+    await busy.query('ROLLBACK').catch(() => {});
+    busy.release();
+  }
+});
+
 test('a rebuild leaves no cells of a removed column in the rows it writes again', async ({ t, key }) => {
   const { tableId, made } = await seeded(t, key, 1200);
   await deleteColumn(t, key, tableId, made.blob.id);
