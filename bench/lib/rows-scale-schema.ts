@@ -57,15 +57,18 @@ export async function schemaChanges(options: {
     [tableId],
   );
   const { partition } = stored[0]!;
-  /** Whether the row-indexes worker has settled an item taking the column's cells out. */
-  const purged = async () =>
-    (
-      await pool.query(
-        `SELECT 1 FROM work_items WHERE kind = 'row-indexes' AND group_key = $1 AND status = 'done'
-           AND payload->'removed' ? $2`,
-        [tableId, column.id],
-      )
-    ).rows.length > 0;
+  /**
+   * Whether the row-indexes worker is done taking the column's cells out: an item naming it settled,
+   * and none left to go on with it (a fresh item takes over rows that were busy).
+   */
+  const purged = async () => {
+    const { rows } = await pool.query<{ done: boolean; open: boolean }>(
+      `SELECT bool_or(status = 'done') AS done, bool_or(status IN ('pending', 'leased')) AS open
+       FROM work_items WHERE kind = 'row-indexes' AND group_key = $1 AND payload->'removed' ? $2`,
+      [tableId, column.id],
+    );
+    return rows[0]?.done === true && rows[0]?.open !== true;
+  };
   const validIndexes = async () =>
     (
       await pool.query<{ n: number }>(

@@ -2,6 +2,9 @@ import { holdsRemoved, withoutRemoved } from '../../projections/rows/storage.ts'
 import type { PoolClient } from '../../src/db/pool.ts';
 import { quoteIdent } from '../../src/projection/shadow-tables.ts';
 
+/** Row keys (after, last]: the rows of one purge statement. */
+export type KeyRange = [after: string, last: string];
+
 /** Rows a purge statement looks at: one short statement each, so a write of the table waits little. */
 export const PURGE_RANGE_ROWS = 1000;
 
@@ -16,8 +19,9 @@ const PURGE_BACKOFF_MS = 100;
  * never waits for a row, so it can never be part of a deadlock), and the ranges that had one are tried
  * again at the end, PURGE_TRIES times at most. A row's version and times stay: what the API shows of it
  * does not change (a removed column's cells were never read). Every row that held such cells is written
- * again, so its old version's space is reclaimed by autovacuum, as after any update. Answers false when
- * a range stayed busy, or `signal` stopped it.
+ * again, so its old version's space is reclaimed by autovacuum, as after any update. With `ranges`,
+ * only those are purged (the busy ones of an earlier try). Answers the ranges that stayed busy, or
+ * `stopped` when `signal` stopped it.
  */
 export async function purgeRemovedCells(
   client: PoolClient,
@@ -25,7 +29,8 @@ export async function purgeRemovedCells(
   partition: string,
   removed: readonly string[],
   signal?: AbortSignal,
-): Promise<boolean> {
+  ranges?: readonly KeyRange[],
+): Promise<{ stopped: boolean; busy: KeyRange[] }> {
   const p = quoteIdent(partition);
   /** Purges the rows of (after, last]: whether none was left for being busy. */
   const purge = async (after: string, last: string) => {
@@ -43,24 +48,26 @@ export async function purgeRemovedCells(
     );
     return Number(rows[0]!.busy) === 0;
   };
-  let busy: [string, string][] = [];
-  for (let after = ''; ; ) {
-    if (signal?.aborted) return false;
-    const { rows } = await client.query<{ last: string | null }>(
-      `SELECT max(id) AS last FROM (SELECT id FROM ${p} WHERE table_id = $1 AND id > $2 ORDER BY id LIMIT $3) s`,
-      [tableId, after, PURGE_RANGE_ROWS],
-    );
-    const last = rows[0]?.last;
-    if (!last) break;
-    if (!(await purge(after, last))) busy.push([after, last]);
-    after = last;
-  }
-  for (let tries = 1; busy.length > 0 && tries <= PURGE_TRIES; tries++) {
-    if (signal?.aborted) return false;
-    await new Promise((resolve) => setTimeout(resolve, PURGE_BACKOFF_MS * tries));
-    const still: [string, string][] = [];
+  let busy: KeyRange[] = [];
+  if (ranges) busy = [...ranges];
+  else
+    for (let after = ''; ; ) {
+      if (signal?.aborted) return { stopped: true, busy };
+      const { rows } = await client.query<{ last: string | null }>(
+        `SELECT max(id) AS last FROM (SELECT id FROM ${p} WHERE table_id = $1 AND id > $2 ORDER BY id LIMIT $3) s`,
+        [tableId, after, PURGE_RANGE_ROWS],
+      );
+      const last = rows[0]?.last;
+      if (!last) break;
+      if (!(await purge(after, last))) busy.push([after, last]);
+      after = last;
+    }
+  for (let tries = ranges ? 0 : 1; busy.length > 0 && tries <= PURGE_TRIES; tries++) {
+    if (signal?.aborted) return { stopped: true, busy };
+    if (tries > 0) await new Promise((resolve) => setTimeout(resolve, PURGE_BACKOFF_MS * tries));
+    const still: KeyRange[] = [];
     for (const [after, last] of busy) if (!(await purge(after, last))) still.push([after, last]);
     busy = still;
   }
-  return busy.length === 0;
+  return { stopped: false, busy };
 }

@@ -7,11 +7,12 @@ import {
   type RowIndexesPayload,
 } from '../../projections/rows/storage.ts';
 import type { Pool } from '../../src/db/pool.ts';
+import type { ServiceDeps } from '../../src/deps.ts';
 import type { DataType } from '../../src/domain/columns/fields.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
 import { quoteIdent } from '../../src/projection/shadow-tables.ts';
-import { enqueue } from '../../src/work/queue.ts';
-import { purgeRemovedCells } from './purge-cells.ts';
+import { enqueue, type WorkItem } from '../../src/work/queue.ts';
+import { type KeyRange, purgeRemovedCells } from './purge-cells.ts';
 
 interface StorageRow {
   partition: string | null;
@@ -19,10 +20,10 @@ interface StorageRow {
   deleted: boolean;
 }
 
-/** What a reconcile did, and whether it left removed cells for a later try (their rows were busy). */
+/** What a reconcile did, and the ranges of rows whose removed cells it left (they were busy). */
 export interface Reconciled {
   done: string[];
-  unfinished: boolean;
+  busy: KeyRange[];
 }
 
 /**
@@ -40,6 +41,7 @@ export async function reconcileRowIndexes(
   tableId: string,
   removed: readonly string[] = [],
   signal?: AbortSignal,
+  ranges?: readonly KeyRange[],
 ): Promise<Reconciled> {
   const done: string[] = [];
   const client = await pool.connect();
@@ -52,7 +54,7 @@ export async function reconcileRowIndexes(
         [tableId],
       );
       const storage = rows[0];
-      if (!storage?.partition) return { done, unfinished: false };
+      if (!storage?.partition) return { done, busy: [] };
       const { partition } = storage;
       if (storage.deleted) {
         const { rows: attached } = await client.query(
@@ -69,7 +71,7 @@ export async function reconcileRowIndexes(
           [tableId, partition],
         );
         done.push(`dropped ${partition}`);
-        return { done, unfinished: false };
+        return { done, busy: [] };
       }
       const steps = indexChanges(partition, storage.columns, await existingIndexes(client, partition), true);
       if (steps.length === 0) break;
@@ -78,18 +80,20 @@ export async function reconcileRowIndexes(
         done.push(step.split('\n')[0]!);
       }
     }
-    // After the indexes: a removed column's go at once, the bytes of its cells after.
-    if (removed.length === 0) return { done, unfinished: false };
-    const { rows } = await client.query<{ partition: string | null }>(
-      `SELECT partition FROM ${ROW_STORAGE} WHERE table_id = $1 AND NOT deleted`,
+    // After the indexes: a removed column's go at once, the bytes of its cells after. Ids never come
+    // back, so one of a current column is no removed column's: it is never purged, whatever asked.
+    if (removed.length === 0) return { done, busy: [] };
+    const { rows } = await client.query<StorageRow>(
+      `SELECT partition, columns, deleted FROM ${ROW_STORAGE} WHERE table_id = $1`,
       [tableId],
     );
-    const partition = rows[0]?.partition;
-    if (!partition) return { done, unfinished: false };
-    if (!(await purgeRemovedCells(client, tableId, partition, removed, signal)))
-      return { done, unfinished: true };
-    done.push(`took the cells of ${removed.join(', ')} out of the rows`);
-    return { done, unfinished: false };
+    const storage = rows[0];
+    const gone = removed.filter((id) => storage && !(id in storage.columns));
+    if (!storage?.partition || storage.deleted || gone.length === 0) return { done, busy: [] };
+    const purged = await purgeRemovedCells(client, tableId, storage.partition, gone, signal, ranges);
+    if (purged.stopped) throw new Error('row-indexes: stopped before the removed cells were out');
+    if (purged.busy.length === 0) done.push(`took the cells of ${gone.join(', ')} out of the rows`);
+    return { done, busy: purged.busy };
   } finally {
     client.release(true);
   }
@@ -102,31 +106,49 @@ export const rowIndexesWorker: WorkerFactory = (deps) => ({
   // A build over a million rows takes a while: the lease is renewed while it runs.
   leaseMs: 60_000,
   async handle(item, signal) {
-    const { tableId, removed } = item.payload as RowIndexesPayload;
-    const { done, unfinished } = await reconcileRowIndexes(deps.pool, tableId, removed, signal);
-    if (done.length > 0) deps.logger.info({ tableId, done }, 'rows: table storage changed');
-    if (unfinished) {
-      // Stopped: the item goes back to the queue unsettled, for whoever takes it next.
-      if (signal.aborted) throw new Error('row-indexes: stopped before the removed cells were out');
-      // Rows kept busy are not this item failing: a fresh item tries again later, so that busy tries
-      // never use up the throws an item is allowed (MAX_THROWS, src/work/worker.ts).
-      const again = (item.payload as RowIndexesPayload).again ?? 0;
-      await enqueue(deps.pool, [
-        {
-          id: `${item.id.replace(/#\d+$/, '')}#${again + 1}`,
-          kind: ROW_INDEXES_KIND,
-          organizationId: item.organizationId,
-          groupKey: tableId,
-          groupLimit: 1,
-          payload: { tableId, removed, again: again + 1 } satisfies RowIndexesPayload,
-          runAt: new Date(deps.clock().getTime() + 5_000),
-        },
-      ]);
-      deps.logger.info(
-        { tableId, again: again + 1 },
-        'rows: removed cells left in busy rows, tried again in 5 s',
-      );
+    const payload = item.payload as RowIndexesPayload;
+    const { tableId, removed = [] } = payload;
+    let busy: KeyRange[];
+    try {
+      const reconciled = await reconcileRowIndexes(deps.pool, tableId, removed, signal, payload.busy);
+      if (reconciled.done.length > 0)
+        deps.logger.info({ tableId, done: reconciled.done }, 'rows: table storage changed');
+      busy = reconciled.busy;
+    } catch (error) {
+      // Stopped, or nothing that only this item knows: the queue retries it (or gives it up).
+      if (signal.aborted || removed.length === 0) throw error;
+      // The removed columns are known only to this item: rather than let it die, a fresh one goes on.
+      deps.logger.error({ err: error, tableId }, 'rows: taking removed cells out failed; tried again later');
+      await again(deps, item, { tableId, removed });
+      return { status: 'done' };
     }
+    // Rows kept busy are not this item failing: a fresh item tries their ranges again later, so that
+    // busy tries never use up the throws an item is allowed (MAX_THROWS, src/work/worker.ts).
+    if (busy.length > 0) await again(deps, item, { tableId, removed, busy });
     return { status: 'done' };
   },
 });
+
+/** The longest wait before a fresh item goes on with removed cells: 5 s, doubling, at most this. */
+const AGAIN_MAX_MS = 5 * 60_000;
+
+/** A fresh item (`<id>#<n>`) going on with `payload` later, each time further apart. */
+async function again(deps: ServiceDeps, item: WorkItem, payload: RowIndexesPayload): Promise<void> {
+  const n = ((item.payload as RowIndexesPayload).again ?? 0) + 1;
+  const delay = Math.min(AGAIN_MAX_MS, 5_000 * 2 ** (n - 1));
+  await enqueue(deps.pool, [
+    {
+      id: `${item.id.replace(/#\d+$/, '')}#${n}`,
+      kind: ROW_INDEXES_KIND,
+      organizationId: item.organizationId,
+      groupKey: payload.tableId,
+      groupLimit: 1,
+      payload: { ...payload, again: n } satisfies RowIndexesPayload,
+      runAt: new Date(deps.clock().getTime() + delay),
+    },
+  ]);
+  deps.logger.info(
+    { tableId: payload.tableId, again: n, delay },
+    'rows: removed cells go on in a fresh item',
+  );
+}

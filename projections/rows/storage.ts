@@ -95,8 +95,10 @@ export function wantedIndexes(partition: string, columns: Readonly<Record<string
 export interface RowIndexesPayload {
   tableId: string;
   removed?: string[];
-  /** How many items tried to take `removed` out before this one, and found rows busy. */
+  /** How many items went on with `removed` before this one (they found rows busy, or failed). */
   again?: number;
+  /** Only these ranges of row keys (after, last] are left to purge: they were busy. */
+  busy?: [string, string][];
 }
 
 /**

@@ -223,11 +223,12 @@ export class Storage {
       const existing = await existingIndexes(tx, partition);
       for (const step of indexChanges(partition, table.columns, existing, false)) await tx.query(step);
     }
-    const removed = this.removed.get(table.table_id);
-    if (!removed) return;
+    // Ids never come back: one of a current column is no removed column's, whatever named it.
+    const removed = [...(this.removed.get(table.table_id)?.ids ?? [])].filter((id) => !(id in table.columns));
+    if (removed.length === 0) return;
     await tx.query(
-      `UPDATE ${quoteIdent(partition)} r SET ${withoutRemoved('$1')} WHERE ${holdsRemoved('$1')}`,
-      [[...removed.ids]],
+      `UPDATE ${quoteIdent(partition)} r SET ${withoutRemoved('$1::text[]')} WHERE ${holdsRemoved('$1::text[]')}`,
+      [removed],
     );
   }
 }

@@ -1,6 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PURGE_RANGE_ROWS, purgeRemovedCells } from '../../../processes/rows/purge-cells.ts';
+import { reconcileRowIndexes } from '../../../processes/rows/row-indexes.ts';
 import { ROW_STORAGE, rowsProjection } from '../../../projections/rows/rows.ts';
 import { rowStream } from '../../../src/domain/rows/row-state.ts';
 import { rebuildProjection } from '../../../src/projection/rebuild.ts';
@@ -144,14 +145,18 @@ test('a row being written is skipped, never waited for, and purged once it is fr
     await busy.query('BEGIN');
     const { rows } = await busy.query(`SELECT id FROM "${partition}" ORDER BY id LIMIT 1 FOR UPDATE`);
     const started = Date.now();
-    assert.is(await purgeRemovedCells(purger, tableId, partition, ids), false, 'a range stayed busy');
+    const first = await purgeRemovedCells(purger, tableId, partition, ids);
+    assert.is(first.busy.length, 1, 'the range of the locked row stayed busy');
     assert.ok(Date.now() - started < 10_000, 'it gave up rather than waiting for the lock');
     assert.is(await holding(t, partition, ids), 1, 'every row but the locked one purged');
     const { rows: left } = await t.db.pool.query(`SELECT id FROM "${partition}" WHERE cells ? $1`, ids);
     assert.equal(left, rows);
     await busy.query('COMMIT');
-    assert.is(await purgeRemovedCells(purger, tableId, partition, ids), true);
-    assert.is(await holding(t, partition, ids), 0);
+    assert.equal(await purgeRemovedCells(purger, tableId, partition, ids, undefined, first.busy), {
+      stopped: false,
+      busy: [],
+    });
+    assert.is(await holding(t, partition, ids), 0, 'its range alone, tried again, was enough');
   } finally {
     await busy.query('ROLLBACK').catch(() => {});
     busy.release();
@@ -172,9 +177,11 @@ test('the worker leaves rows it found busy to a fresh item, which takes their ce
     await deleteColumn(t, key, tableId, made.blob.id);
     const again = async () =>
       (
-        await t.db.pool.query(`SELECT status FROM work_items WHERE kind = 'row-indexes' AND id LIKE $1`, [
-          `%#1`,
-        ])
+        await t.db.pool.query(
+          `SELECT status, jsonb_array_length(payload->'busy') AS ranges FROM work_items
+           WHERE kind = 'row-indexes' AND id LIKE $1`,
+          ['%#1'],
+        )
       ).rows;
     await eventually('a fresh item for the busy row', async () => (await again()).length === 1);
     assert.is(await holding(t, partition, [made.blob.id]), 1, 'all but the busy row purged meanwhile');
@@ -183,11 +190,18 @@ test('the worker leaves rows it found busy to a fresh item, which takes their ce
       'the busy row purged by it',
       async () => (await holding(t, partition, [made.blob.id])) === 0,
     );
-    assert.equal(await again(), [{ status: 'done' }]);
+    assert.equal(await again(), [{ status: 'done', ranges: 1 }], 'it took on the busy range alone');
   } finally {
     await busy.query('ROLLBACK').catch(() => {});
     busy.release();
   }
+});
+
+test('an id of a current column is never purged, whatever names it', async ({ t, key }) => {
+  const { tableId, made, partition } = await seeded(t, key, 30);
+  const reconciled = await reconcileRowIndexes(t.db.pool, tableId, [made.name.id]);
+  assert.equal(reconciled.busy, []);
+  assert.is(await holding(t, partition, [made.name.id]), 30);
 });
 
 test('a rebuild leaves no cells of a removed column in the rows it writes again', async ({ t, key }) => {
