@@ -1,9 +1,6 @@
-import { holdsRemoved, withoutRemoved } from '../../projections/rows/storage.ts';
+import { holdsRemoved, type KeyRange, withoutRemoved } from '../../projections/rows/storage.ts';
 import type { PoolClient } from '../../src/db/pool.ts';
 import { quoteIdent } from '../../src/projection/shadow-tables.ts';
-
-/** Row keys (after, last]: the rows of one purge statement. */
-export type KeyRange = [after: string, last: string];
 
 /** Rows a purge statement looks at: one short statement each, so a write of the table waits little. */
 export const PURGE_RANGE_ROWS = 1000;
@@ -48,8 +45,14 @@ export async function purgeRemovedCells(
     );
     return Number(rows[0]!.busy) === 0;
   };
+  /** Purges each range at once: those left busy. */
+  const purgeEach = async (these: readonly KeyRange[]) => {
+    const still: KeyRange[] = [];
+    for (const [after, last] of these) if (!(await purge(after, last))) still.push([after, last]);
+    return still;
+  };
   let busy: KeyRange[] = [];
-  if (ranges) busy = [...ranges];
+  if (ranges) busy = await purgeEach(ranges);
   else
     for (let after = ''; ; ) {
       if (signal?.aborted) return { stopped: true, busy };
@@ -59,15 +62,13 @@ export async function purgeRemovedCells(
       );
       const last = rows[0]?.last;
       if (!last) break;
-      if (!(await purge(after, last))) busy.push([after, last]);
+      busy.push(...(await purgeEach([[after, last]])));
       after = last;
     }
-  for (let tries = ranges ? 0 : 1; busy.length > 0 && tries <= PURGE_TRIES; tries++) {
+  for (let tries = 1; busy.length > 0 && tries <= PURGE_TRIES; tries++) {
     if (signal?.aborted) return { stopped: true, busy };
-    if (tries > 0) await new Promise((resolve) => setTimeout(resolve, PURGE_BACKOFF_MS * tries));
-    const still: KeyRange[] = [];
-    for (const [after, last] of busy) if (!(await purge(after, last))) still.push([after, last]);
-    busy = still;
+    await new Promise((resolve) => setTimeout(resolve, PURGE_BACKOFF_MS * tries));
+    busy = await purgeEach(busy);
   }
   return { stopped: false, busy };
 }

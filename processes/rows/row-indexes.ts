@@ -1,6 +1,7 @@
 import {
   existingIndexes,
   indexChanges,
+  type KeyRange,
   ROW_INDEXES_KIND,
   ROW_STORAGE,
   ROWS,
@@ -12,7 +13,7 @@ import type { DataType } from '../../src/domain/columns/fields.ts';
 import type { WorkerFactory } from '../../src/feature.ts';
 import { quoteIdent } from '../../src/projection/shadow-tables.ts';
 import { enqueue, type WorkItem } from '../../src/work/queue.ts';
-import { type KeyRange, purgeRemovedCells } from './purge-cells.ts';
+import { purgeRemovedCells } from './purge-cells.ts';
 
 interface StorageRow {
   partition: string | null;
@@ -48,12 +49,13 @@ export async function reconcileRowIndexes(
   try {
     // An index build over a million rows takes longer than a request may.
     await client.query('SET statement_timeout = 0');
+    let storage: StorageRow | undefined;
     for (let pass = 0; pass < 10; pass++) {
       const { rows } = await client.query<StorageRow>(
         `SELECT partition, columns, deleted FROM ${ROW_STORAGE} WHERE table_id = $1`,
         [tableId],
       );
-      const storage = rows[0];
+      storage = rows[0];
       if (!storage?.partition) return { done, busy: [] };
       const { partition } = storage;
       if (storage.deleted) {
@@ -81,16 +83,13 @@ export async function reconcileRowIndexes(
       }
     }
     // After the indexes: a removed column's go at once, the bytes of its cells after. Ids never come
-    // back, so one of a current column is no removed column's: it is never purged, whatever asked.
-    if (removed.length === 0) return { done, busy: [] };
-    const { rows } = await client.query<StorageRow>(
-      `SELECT partition, columns, deleted FROM ${ROW_STORAGE} WHERE table_id = $1`,
-      [tableId],
-    );
-    const storage = rows[0];
-    const gone = removed.filter((id) => storage && !(id in storage.columns));
-    if (!storage?.partition || storage.deleted || gone.length === 0) return { done, busy: [] };
-    const purged = await purgeRemovedCells(client, tableId, storage.partition, gone, signal, ranges);
+    // back, so one of a current column (as last read: a column removed since is only kept) is no
+    // removed column's: it is never purged, whatever asked.
+    const partition = storage?.partition;
+    if (!storage || !partition) return { done, busy: [] };
+    const gone = removed.filter((id) => !(id in storage.columns));
+    if (gone.length === 0) return { done, busy: [] };
+    const purged = await purgeRemovedCells(client, tableId, partition, gone, signal, ranges);
     if (purged.stopped) throw new Error('row-indexes: stopped before the removed cells were out');
     if (purged.busy.length === 0) done.push(`took the cells of ${gone.join(', ')} out of the rows`);
     return { done, busy: purged.busy };

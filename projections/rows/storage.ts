@@ -91,6 +91,9 @@ export function wantedIndexes(partition: string, columns: Readonly<Record<string
     );
 }
 
+/** Row keys (after, last]: the rows of one statement of a purge (processes/rows/purge-cells.ts). */
+export type KeyRange = [after: string, last: string];
+
 /** What a row-indexes work item asks: the table, and removed columns whose cells are to leave its rows. */
 export interface RowIndexesPayload {
   tableId: string;
@@ -98,7 +101,7 @@ export interface RowIndexesPayload {
   /** How many items went on with `removed` before this one (they found rows busy, or failed). */
   again?: number;
   /** Only these ranges of row keys (after, last] are left to purge: they were busy. */
-  busy?: [string, string][];
+  busy?: KeyRange[];
 }
 
 /**

@@ -46,3 +46,9 @@ export async function startRowIndexesApp(): Promise<{ t: TestApp; key: string }>
   });
   return { t, key: (await bootstrapAccount(t.app)).apiKey };
 }
+
+/** The partition of the live rows read model that holds a table's rows (null before its first rows). */
+export async function partitionOf(pool: Pool, tableId: string): Promise<string | null> {
+  const { rows } = await pool.query(`SELECT partition FROM ${ROW_STORAGE} WHERE table_id = $1`, [tableId]);
+  return rows[0]?.partition ?? null;
+}

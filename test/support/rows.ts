@@ -20,6 +20,20 @@ export async function insertRows(
   return res.body.data;
 }
 
+/** Inserts `count` rows, the cells of row `i` by `cellsAt(i)`, in batches of 1,000 (the most a request takes). */
+export async function insertMany(
+  target: Target,
+  apiKey: string,
+  tableId: string,
+  count: number,
+  cellsAt: (i: number) => Record<string, unknown>,
+): Promise<void> {
+  for (let from = 0; from < count; from += 1000) {
+    const batch = Array.from({ length: Math.min(1000, count - from) }, (_, j) => cellsAt(from + j));
+    await insertRows(target, apiKey, tableId, batch);
+  }
+}
+
 /** Columns of the given data types (input unless said), keyed as given; returns them by key. */
 export async function createColumns(
   target: Target,

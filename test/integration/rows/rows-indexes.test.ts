@@ -12,8 +12,8 @@ import { rebuildProjection } from '../../../src/projection/rebuild.ts';
 import { bearer, call } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';
-import { createColumns, insertRows, listAll, rowsPath } from '../../support/rows.ts';
-import { startRowIndexesApp } from '../../support/rows-storage.ts';
+import { createColumns, insertMany, insertRows, listAll, rowsPath } from '../../support/rows.ts';
+import { partitionOf, startRowIndexesApp } from '../../support/rows-storage.ts';
 import { createTable } from '../../support/tables.ts';
 
 /*
@@ -48,29 +48,16 @@ async function seeded(t: TestApp, key: string, count: number) {
     kind: c.kind,
     dataType: c.dataType,
   }));
-  for (let from = 0; from < count; from += 1000) {
-    await insertRows(
-      t.app,
-      key,
-      tableId,
-      Array.from({ length: Math.min(1000, count - from) }, (_, j) => {
-        const i = from + j;
-        return {
-          name: `Person ${i}`,
-          email: `p${i}@example.com`,
-          score: i % 997,
-          active: i % 3 === 0,
-          seen: new Date(Date.UTC(2020, 0, 1) + i * 3_600_000).toISOString(),
-          data: { i },
-        };
-      }),
-    );
-  }
+  await insertMany(t.app, key, tableId, count, (i) => ({
+    name: `Person ${i}`,
+    email: `p${i}@example.com`,
+    score: i % 997,
+    active: i % 3 === 0,
+    seen: new Date(Date.UTC(2020, 0, 1) + i * 3_600_000).toISOString(),
+    data: { i },
+  }));
   await t.db.pool.query(`ANALYZE ${ROWS}`);
-  const { rows } = await t.db.pool.query(`SELECT partition FROM ${ROW_STORAGE} WHERE table_id = $1`, [
-    tableId,
-  ]);
-  return { tableId, columns, made, partition: rows[0].partition as string };
+  return { tableId, columns, made, partition: (await partitionOf(t.db.pool, tableId))! };
 }
 
 /** The indexes a statement's plan reads, with sequential scans made as dear as PostgreSQL allows. */

@@ -8,8 +8,8 @@ import { rebuildProjection } from '../../../src/projection/rebuild.ts';
 import { bearer, call } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';
-import { createColumns, insertRows, listAll, rowPath } from '../../support/rows.ts';
-import { startRowIndexesApp } from '../../support/rows-storage.ts';
+import { createColumns, insertMany, listAll, rowPath } from '../../support/rows.ts';
+import { partitionOf, startRowIndexesApp } from '../../support/rows-storage.ts';
 import { createTable } from '../../support/tables.ts';
 
 /*
@@ -37,22 +37,12 @@ async function seeded(t: TestApp, key: string, count: number) {
     blob: 'json',
     summary: { dataType: 'text', kind: 'enrichment' },
   });
-  for (let from = 0; from < count; from += 1000) {
-    await insertRows(
-      t.app,
-      key,
-      tableId,
-      Array.from({ length: Math.min(1000, count - from) }, (_, j) => ({
-        name: `Row ${from + j}`,
-        score: from + j,
-        blob: { n: from + j, tags: ['a', 'b'] },
-      })),
-    );
-  }
-  const { rows } = await t.db.pool.query(`SELECT partition FROM ${ROW_STORAGE} WHERE table_id = $1`, [
-    tableId,
-  ]);
-  return { tableId, made, partition: rows[0].partition as string };
+  await insertMany(t.app, key, tableId, count, (i) => ({
+    name: `Row ${i}`,
+    score: i,
+    blob: { n: i, tags: ['a', 'b'] },
+  }));
+  return { tableId, made, partition: (await partitionOf(t.db.pool, tableId))! };
 }
 
 /** Rows of the partition whose stored cells or statuses hold any of `ids`. */
