@@ -54,15 +54,18 @@ const figureOf = (ms: number[]): Figure => {
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
 };
 
+/** Milliseconds one request takes. */
+async function msOf(send: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await send();
+  return performance.now() - start;
+}
+
 /** One request at a time: 3 unmeasured, then `samples` timed. */
 async function timed(send: (i: number) => Promise<unknown>, samples = settings.samples): Promise<Figure> {
   for (let i = 0; i < 3; i++) await send(i);
   const ms: number[] = [];
-  for (let i = 0; i < samples; i++) {
-    const start = performance.now();
-    await send(i);
-    ms.push(performance.now() - start);
-  }
+  for (let i = 0; i < samples; i++) ms.push(await msOf(() => send(i)));
   return figureOf(ms);
 }
 
@@ -86,14 +89,8 @@ async function timedPair(name: string, api: Read, limit: Read): Promise<{ api: F
   const apiMs: number[] = [];
   const limitMs: number[] = [];
   for (let i = 0; i < settings.samples; i++) {
-    for (const [read, ms] of [
-      [api, apiMs],
-      [limit, limitMs],
-    ] as const) {
-      const start = performance.now();
-      await read(i);
-      ms.push(performance.now() - start);
-    }
+    apiMs.push(await msOf(() => api(i)));
+    limitMs.push(await msOf(() => limit(i)));
   }
   return { api: figureOf(apiMs), limit: figureOf(limitMs) };
 }
@@ -190,16 +187,14 @@ try {
       for (let first = from; first < to; first += settings.batch) {
         const ids = Array.from({ length: Math.min(settings.batch, to - first) }, (_, k) => first + k);
         const cells = ids.map(rowAt);
-        let start = performance.now();
+        const start = performance.now();
         const res = await call(url, 'POST', `/api/tables/${tableId}/rows`, {
           headers,
           body: { rows: cells.map((c) => ({ cells: c })) },
         });
-        if (res.status !== 201) throw new Error(`insert answered ${res.status}: ${JSON.stringify(res.body)}`);
         apiMs += performance.now() - start;
-        start = performance.now();
-        await insertPlain(pool, res.body.data);
-        plainMs += performance.now() - start;
+        if (res.status !== 201) throw new Error(`insert answered ${res.status}: ${JSON.stringify(res.body)}`);
+        plainMs += await msOf(() => insertPlain(pool, res.body.data));
       }
       return { api: ((to - from) * 1000) / apiMs, plain: ((to - from) * 1000) / plainMs };
     }
