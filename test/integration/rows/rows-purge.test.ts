@@ -180,6 +180,8 @@ test('the worker leaves rows it found busy to a fresh item, which takes their ce
       'the busy row purged by it',
       async () => (await holding(t, partition, [made.blob.id])) === 0,
     );
+    // The worker stores an item's settlement with its next round trip, a moment after the purge lands.
+    await eventually('the fresh item settled', async () => (await again())[0]?.status !== 'leased');
     assert.equal(await again(), [{ status: 'done', ranges: 1 }], 'it took on the busy range alone');
   } finally {
     await busy.query('ROLLBACK').catch(() => {});
