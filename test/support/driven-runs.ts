@@ -12,7 +12,7 @@ import type { WorkItem } from '../../src/work/queue.ts';
 import { bearer, bootstrapAccount, call } from './accounts.ts';
 import { startTestApp, type TestApp } from './app.ts';
 import { eventually } from './eventually.ts';
-import { insertRows } from './rows.ts';
+import { insertRows, listAll } from './rows.ts';
 import { type CountingTarget, httpColumnTable, startTarget } from './runs.ts';
 
 /*
@@ -114,6 +114,16 @@ export const allCounted = (ctx: Ctx, runId: string) =>
     const res = await call(ctx.t.app, 'GET', `/api/runs/${runId}`, { headers: bearer(ctx.key) });
     const { counts } = res.body;
     return counts && counts.queued + counts.running === 0 ? res.body : undefined;
+  });
+
+/**
+ * The table's rows once every one shows its `result` cell done: the rows projection is not the run's,
+ * so the run counted whole does not mean its cells are already in the rows read model.
+ */
+export const allCellsDone = (ctx: Ctx, tableId: string) =>
+  eventually("every row's result cell done", async () => {
+    const rows = await listAll(ctx.t.app, ctx.key, tableId);
+    return rows.every((r) => r.cellStatus?.result?.status === 'done') ? rows : undefined;
   });
 
 /** The run's own events of one type, in the stream's order. */

@@ -1,6 +1,7 @@
 import * as assert from 'uvu/assert';
 import { bearer, call } from '../../support/accounts.ts';
 import {
+  allCellsDone,
   allCounted,
   CONCURRENCY,
   drive,
@@ -9,7 +10,6 @@ import {
   startedRun,
 } from '../../support/driven-runs.ts';
 import { eventually } from '../../support/eventually.ts';
-import { listAll } from '../../support/rows.ts';
 
 /* A run's rows driven by its worker's driver: see test/support/driven-runs.ts. */
 const test = drivenRunSuite("column runs: a run's rows driven by the one process holding the run");
@@ -45,8 +45,9 @@ test('every row called once, at most the concurrency at once; queued a step at a
   assert.is((await runEvents(ctx.t, runId, 'RunRowsQueued')).length, 2, 'no step queued twice');
 
   assert.is((await allCounted(ctx, runId)).counts.succeeded, 70);
-  const rows = await listAll(ctx.t.app, ctx.key, tableId);
-  assert.ok(rows.every((r) => r.cellStatus?.result?.status === 'done' && r.cells.result.key));
+  const rows = await allCellsDone(ctx, tableId);
+  assert.is(rows.length, 70);
+  assert.ok(rows.every((r) => r.cells.result.key));
 });
 
 test('driven again after its driver was cut off: one result per row, repeats only of rows in their calls', async (ctx) => {
