@@ -62,6 +62,14 @@ export interface TestApp extends ServedApp {
 }
 
 /**
+ * Resolves once every projection of the app has applied the store's last event: what workers wrote
+ * (a run's cells, its end) is then in every read model, not only in the one a test polled.
+ */
+export async function caughtUp(t: ServedApp): Promise<void> {
+  await t.deps.projections.waitFor(await t.deps.store.head());
+}
+
+/**
  * The service's app over a fresh database with the given features, listening on a free loopback
  * port. Tests use `app.inject` for speed or `url` for a real socket.
  */

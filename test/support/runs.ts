@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { service } from '../../app/modules.ts';
 import { createAuthenticator } from '../../services/accounts/authenticator.ts';
 import { bearer, call, type Target } from './accounts.ts';
-import { startTestApp, type TestApp } from './app.ts';
+import { caughtUp, startTestApp, type TestApp } from './app.ts';
 import { eventually } from './eventually.ts';
 import { createColumns } from './rows.ts';
 import { createTable } from './tables.ts';
@@ -111,6 +111,17 @@ export async function runEnded(
     timeoutMs,
     pollMs,
   );
+}
+
+/**
+ * A run ended, read once every projection caught up: the run's end comes from the runs read model,
+ * its cells from the rows one, which follows the log on its own.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: a run is arbitrary JSON that tests pick apart
+export async function runSettled(t: TestApp, apiKey: string, runId: string): Promise<any> {
+  const run = await runEnded(t.app, apiKey, runId);
+  await caughtUp(t);
+  return run;
 }
 
 /**

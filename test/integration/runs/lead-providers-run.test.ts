@@ -5,7 +5,7 @@ import { bearer, bootstrapAccount, call } from '../../support/accounts.ts';
 import type { TestApp } from '../../support/app.ts';
 import { eventually } from '../../support/eventually.ts';
 import { createColumns, insertRows, listAll } from '../../support/rows.ts';
-import { runEnded, startRunsApp } from '../../support/runs.ts';
+import { runSettled, startRunsApp } from '../../support/runs.ts';
 import { activeSequence, addMember } from '../../support/sequences.ts';
 import { createTable } from '../../support/tables.ts';
 
@@ -26,7 +26,7 @@ const runColumn = async (ctx: { t: TestApp; key: string }, tableId: string, colu
     body: { scope: 'all' },
   });
   assert.is(res.status, 202, JSON.stringify(res.body));
-  return runEnded(ctx.t.app, ctx.key, res.body.id);
+  return runSettled(ctx.t, ctx.key, res.body.id);
 };
 
 /** A name, an email, and an add_to_crm column making a lead of the two. */

@@ -10,6 +10,7 @@ import {
   type CountingTarget,
   httpColumnTable,
   runEnded,
+  runSettled,
   startRunsApp,
   startTarget,
 } from '../../support/runs.ts';
@@ -61,7 +62,7 @@ test('a run: 202 with Location, rows queued -> done | error, values in the cells
   assert.is(started.headers.location, `/api/runs/${started.body.id}`);
   assert.is(started.body.counts.total, 5);
   assert.equal(started.body.credits.reserved, 5 * PROVIDER_CREDITS.http_request);
-  const ended = await runEnded(ctx.t.app, ctx.key, started.body.id);
+  const ended = await runSettled(ctx.t, ctx.key, started.body.id);
   assert.is(ended.status, 'partially_succeeded');
   assert.equal(ended.counts, { total: 5, queued: 0, running: 0, succeeded: 4, failed: 1, skipped: 0 });
   // Every row that reached the provider is charged (the failed one too); nothing is left reserved.
@@ -131,7 +132,7 @@ test('a second run of a running column is 409 run_in_progress; stop skips what h
     assert.is(stopped.status, 200, JSON.stringify(stopped.body));
     assert.ok(['stopping', 'stopped'].includes(stopped.body.status));
     ctx.target.release();
-    const ended = await runEnded(ctx.t.app, ctx.key, runId);
+    const ended = await runSettled(ctx.t, ctx.key, runId);
     assert.is(ended.status, 'stopped');
     assert.is(ended.counts.succeeded, 8);
     assert.is(ended.counts.skipped, 22);

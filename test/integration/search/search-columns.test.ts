@@ -4,7 +4,7 @@ import type { FakeProvider } from '../../support/fake-provider.ts';
 import { startFakeSearxng } from '../../support/fake-searxng.ts';
 import { someProfile, startFakeUnipile } from '../../support/fake-unipile.ts';
 import { createColumns, insertRows, listAll } from '../../support/rows.ts';
-import { runEnded } from '../../support/runs.ts';
+import { runSettled } from '../../support/runs.ts';
 import { api, balanceOf, providersEnv, type SearchContext, searchSuite } from '../../support/search.ts';
 import { createTable } from '../../support/tables.ts';
 
@@ -35,7 +35,7 @@ const test = searchSuite<Ctx>(
 const run = async (ctx: Ctx, tableId: string, columnId: string) => {
   const res = await api(ctx, 'POST', `/api/tables/${tableId}/columns/${columnId}/run`, { scope: 'all' });
   assert.is(res.status, 202, JSON.stringify(res.body));
-  return runEnded(ctx.t.app, ctx.key, res.body.id);
+  return runSettled(ctx.t, ctx.key, res.body.id);
 };
 
 const enrichment = (config: object) => ({ dataType: 'json', kind: 'enrichment', config });
