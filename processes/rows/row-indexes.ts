@@ -6,6 +6,7 @@ import {
   ROW_STORAGE,
   ROWS,
   type RowIndexesPayload,
+  removedOf,
 } from '../../projections/rows/storage.ts';
 import type { Pool } from '../../src/db/pool.ts';
 import type { ServiceDeps } from '../../src/deps.ts';
@@ -82,12 +83,11 @@ export async function reconcileRowIndexes(
         done.push(step.split('\n')[0]!);
       }
     }
-    // After the indexes: a removed column's go at once, the bytes of its cells after. Ids never come
-    // back, so one of a current column (as last read: a column removed since is only kept) is no
-    // removed column's: it is never purged, whatever asked.
+    // After the indexes: a removed column's go at once, the bytes of its cells after. Checked against
+    // the columns as last read (a column removed since is only kept).
     const partition = storage?.partition;
     if (!storage || !partition) return { done, busy: [] };
-    const gone = removed.filter((id) => !(id in storage.columns));
+    const gone = removedOf(removed, storage.columns);
     if (gone.length === 0) return { done, busy: [] };
     const purged = await purgeRemovedCells(client, tableId, partition, gone, signal, ranges);
     if (purged.stopped) throw new Error('row-indexes: stopped before the removed cells were out');

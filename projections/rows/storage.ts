@@ -124,6 +124,13 @@ export function indexChanges(
 }
 
 /**
+ * Of the column ids `ids`, those the table's current `columns` do not hold: removed ones. Ids never come
+ * back, so a current column's id is no removed column's, and its cells are never purged, whatever named it.
+ */
+export const removedOf = (ids: Iterable<string>, columns: Readonly<Record<string, DataType>>): string[] =>
+  [...ids].filter((id) => !(id in columns));
+
+/**
  * Removed columns' cells and statuses taken out of rows, as SQL over a row `r` given the placeholder of
  * their ids (text[]): `holdsRemoved` finds the rows that hold any, `withoutRemoved` is the SET.
  */

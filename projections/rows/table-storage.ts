@@ -14,6 +14,7 @@ import {
   ROW_STORAGE,
   ROWS,
   type RowIndexesPayload,
+  removedOf,
   withoutRemoved,
 } from './storage.ts';
 
@@ -121,8 +122,8 @@ export class Storage {
    */
   written(event: RowWriteEvent): void {
     const table = this.tables.get(event.data.tableId)!;
-    for (const id of columnsWritten(event))
-      if (!(id in table.columns)) this.remove(table.table_id, id, event.id);
+    for (const id of removedOf(columnsWritten(event), table.columns))
+      this.remove(table.table_id, id, event.id);
   }
 
   private remove(tableId: string, columnId: string, eventId: string): void {
@@ -223,8 +224,7 @@ export class Storage {
       const existing = await existingIndexes(tx, partition);
       for (const step of indexChanges(partition, table.columns, existing, false)) await tx.query(step);
     }
-    // Ids never come back: one of a current column is no removed column's, whatever named it.
-    const removed = [...(this.removed.get(table.table_id)?.ids ?? [])].filter((id) => !(id in table.columns));
+    const removed = removedOf(this.removed.get(table.table_id)?.ids ?? [], table.columns);
     if (removed.length === 0) return;
     await tx.query(
       `UPDATE ${quoteIdent(partition)} r SET ${withoutRemoved('$1::text[]')} WHERE ${holdsRemoved('$1::text[]')}`,
